@@ -1,0 +1,141 @@
+//! Configuration stage: command-line flags (k8s.io/apiserver's names) into a validated [`Config`].
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Command line of the `crd-apiserver` binary.
+#[derive(Parser, Debug)]
+#[command(
+    name = "crd-apiserver",
+    version,
+    about = "Serves CRD-defined resources as a Kubernetes aggregated apiserver"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub serve: ServeFlags,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Development mode: generated PKI and kubeconfig under pki/dev, example CRDs, embedded store.
+    Dev(ServeFlags),
+}
+
+/// Flags shared by serving and dev mode.
+#[derive(Args, Debug, Clone)]
+pub struct ServeFlags {
+    /// CustomResourceDefinition manifests: a file or a directory of YAML/JSON files (repeatable).
+    #[arg(long = "crd-dir", env = "CRD_APISERVER_CRD_DIR", value_delimiter = ',')]
+    pub crd_dir: Vec<PathBuf>,
+    /// Port for HTTPS.
+    #[arg(long = "secure-port", default_value_t = 8443)]
+    pub secure_port: u16,
+    /// Address to listen on.
+    #[arg(long = "bind-address", default_value = "0.0.0.0")]
+    pub bind_address: IpAddr,
+    /// Serving certificate (PEM, leaf first); with --tls-private-key-file.
+    #[arg(long = "tls-cert-file")]
+    pub tls_cert_file: Option<PathBuf>,
+    /// Serving private key (PEM).
+    #[arg(long = "tls-private-key-file")]
+    pub tls_private_key_file: Option<PathBuf>,
+    /// Where a self-signed serving certificate is written when no certificate is given.
+    #[arg(
+        long = "cert-dir",
+        default_value = "apiserver.local.config/certificates"
+    )]
+    pub cert_dir: PathBuf,
+    /// CA bundle (PEM) that client certificates must chain to (user = CN, groups = O).
+    #[arg(long = "client-ca-file")]
+    pub client_ca_file: Option<PathBuf>,
+    /// Directory of the embedded store.
+    #[arg(long = "data-dir", default_value = "data")]
+    pub data_dir: PathBuf,
+    /// Prefix of every storage key.
+    #[arg(long = "etcd-prefix", default_value = "/registry")]
+    pub etcd_prefix: String,
+    /// How often storage history is compacted (to the revision seen one interval earlier); 0 disables.
+    #[arg(long = "etcd-compaction-interval", default_value = "5m", value_parser = parse_duration)]
+    pub compaction_interval: Duration,
+    /// How often an idle watch with allowWatchBookmarks gets a BOOKMARK event.
+    #[arg(long = "watch-bookmark-interval", default_value = "60s", value_parser = parse_duration)]
+    pub bookmark_interval: Duration,
+    /// How long in-flight requests may take to finish after SIGTERM.
+    #[arg(long = "shutdown-timeout", default_value = "60s", value_parser = parse_duration)]
+    pub shutdown_timeout: Duration,
+    /// Dev mode only: where the dev PKI and kubeconfig are kept.
+    #[arg(long = "dev-pki-dir", default_value = "pki/dev")]
+    pub dev_pki_dir: PathBuf,
+    /// Log format: text or json.
+    #[arg(long = "log-format", default_value = "text")]
+    pub log_format: String,
+}
+
+impl ServeFlags {
+    pub fn listen_addr(&self) -> SocketAddr {
+        SocketAddr::new(self.bind_address, self.secure_port)
+    }
+}
+
+/// Parses Go-style durations as kube flags take them: `90s`, `5m`, `1h30m`, `250ms`, `0`.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    if text == "0" {
+        return Ok(Duration::ZERO);
+    }
+    let mut total = Duration::ZERO;
+    let mut rest = text;
+    if rest.is_empty() {
+        return Err("empty duration".into());
+    }
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit() && c != '.')
+            .ok_or_else(|| format!("missing unit in duration {text:?}"))?;
+        let (number, tail) = rest.split_at(digits);
+        let value: f64 = number
+            .parse()
+            .map_err(|_| format!("invalid duration {text:?}"))?;
+        let unit_len = tail
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(tail.len());
+        let (unit, next) = tail.split_at(unit_len);
+        let seconds = match unit {
+            "ms" => value / 1000.0,
+            "s" => value,
+            "m" => value * 60.0,
+            "h" => value * 3600.0,
+            _ => return Err(format!("unknown unit {unit:?} in duration {text:?}")),
+        };
+        total += Duration::from_secs_f64(seconds);
+        rest = next;
+    }
+    Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_duration_go_forms_parse() {
+        let cases = [
+            ("0", Some(0.0)),
+            ("90s", Some(90.0)),
+            ("5m", Some(300.0)),
+            ("1h30m", Some(5400.0)),
+            ("250ms", Some(0.25)),
+            ("5", None),
+            ("5x", None),
+            ("", None),
+        ];
+        for (text, want) in cases {
+            let got = parse_duration(text).ok().map(|d| d.as_secs_f64());
+            assert_eq!(got, want, "{text}");
+        }
+    }
+}

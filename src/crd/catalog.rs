@@ -1,0 +1,337 @@
+//! The served catalog: every resource, version and discovery fact derived from the
+//! checked CRDs, computed once at load and shared read-only behind an `Arc`.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    CustomResourceDefinition, CustomResourceDefinitionVersion,
+};
+
+use crate::table::{PrinterColumn, TableConvertor};
+
+/// The scale subresource's paths into the custom object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScalePaths {
+    pub spec_replicas: String,
+    pub status_replicas: String,
+    pub label_selector: Option<String>,
+}
+
+/// One served version of a resource.
+pub struct ServedVersion {
+    pub name: String,
+    /// The Warning header text when the version is deprecated.
+    pub deprecation_warning: Option<String>,
+    pub status_subresource: bool,
+    pub scale: Option<ScalePaths>,
+    pub table: TableConvertor,
+    /// The version's OpenAPI v3 schema as written in the CRD, if any.
+    pub schema: Option<serde_json::Value>,
+}
+
+/// One custom resource (a CRD), with its served versions.
+pub struct ServedResource {
+    pub crd_name: String,
+    pub group: String,
+    pub plural: String,
+    pub singular: String,
+    pub kind: String,
+    pub list_kind: String,
+    pub short_names: Vec<String>,
+    pub categories: Vec<String>,
+    pub namespaced: bool,
+    pub storage_version: String,
+    /// Served versions, highest priority first (kube's version ordering).
+    pub versions: Vec<ServedVersion>,
+}
+
+impl ServedResource {
+    pub fn version(&self, name: &str) -> Option<&ServedVersion> {
+        self.versions.iter().find(|v| v.name == name)
+    }
+
+    /// `plural.group`, the name used in Status messages.
+    pub fn group_resource(&self) -> crate::error::GroupResource {
+        crate::error::GroupResource::new(&self.group, &self.plural)
+    }
+}
+
+/// All served resources, indexed for routing and discovery.
+#[derive(Default)]
+pub struct Catalog {
+    resources: Vec<Arc<ServedResource>>,
+    by_group_version_plural: BTreeMap<(String, String, String), Arc<ServedResource>>,
+    /// OpenAPI v3 documents by `apis/<group>/<version>`, and the `/openapi/v3` root.
+    openapi_v3: BTreeMap<String, serde_json::Value>,
+    openapi_v3_root: serde_json::Value,
+}
+
+/// A group as discovery lists it: versions highest priority first.
+pub struct GroupVersions<'a> {
+    pub group: &'a str,
+    pub versions: Vec<&'a str>,
+}
+
+impl Catalog {
+    /// Builds the catalog from CRDs that already passed `crd::check`.
+    pub fn build(crds: &[CustomResourceDefinition]) -> Result<Catalog, String> {
+        let mut catalog = Catalog::default();
+        for crd in crds {
+            let served = Arc::new(served_resource(crd)?);
+            for v in &served.versions {
+                catalog.by_group_version_plural.insert(
+                    (served.group.clone(), v.name.clone(), served.plural.clone()),
+                    served.clone(),
+                );
+            }
+            catalog.resources.push(served);
+        }
+        catalog
+            .resources
+            .sort_by(|a, b| (&a.group, &a.plural).cmp(&(&b.group, &b.plural)));
+        catalog.openapi_v3 = super::openapi::build(&catalog.resources);
+        catalog.openapi_v3_root = super::openapi::root(&catalog.openapi_v3);
+        Ok(catalog)
+    }
+
+    /// The OpenAPI v3 document of `apis/<group>/<version>`.
+    pub fn openapi_v3(&self, group_version_path: &str) -> Option<&serde_json::Value> {
+        self.openapi_v3.get(group_version_path)
+    }
+
+    /// The `/openapi/v3` root listing every group/version document.
+    pub fn openapi_v3_root(&self) -> &serde_json::Value {
+        &self.openapi_v3_root
+    }
+
+    pub fn resources(&self) -> &[Arc<ServedResource>] {
+        &self.resources
+    }
+
+    /// The resource served at `/apis/<group>/<version>/<plural>`.
+    pub fn lookup(&self, group: &str, version: &str, plural: &str) -> Option<&Arc<ServedResource>> {
+        self.by_group_version_plural.get(&(
+            group.to_string(),
+            version.to_string(),
+            plural.to_string(),
+        ))
+    }
+
+    /// Groups in name order, each with its served versions by priority.
+    pub fn groups(&self) -> Vec<GroupVersions<'_>> {
+        let mut groups: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for r in &self.resources {
+            let entry = groups.entry(r.group.as_str()).or_default();
+            for v in &r.versions {
+                if !entry.contains(&v.name.as_str()) {
+                    entry.push(v.name.as_str());
+                }
+            }
+        }
+        groups
+            .into_iter()
+            .map(|(group, mut versions)| {
+                versions.sort_by(|a, b| compare_versions(a, b));
+                GroupVersions { group, versions }
+            })
+            .collect()
+    }
+
+    /// Resources served in one group/version.
+    pub fn in_group_version<'a>(
+        &'a self,
+        group: &'a str,
+        version: &'a str,
+    ) -> impl Iterator<Item = &'a Arc<ServedResource>> + 'a {
+        self.resources
+            .iter()
+            .filter(move |r| r.group == group && r.version(version).is_some())
+    }
+}
+
+fn served_resource(crd: &CustomResourceDefinition) -> Result<ServedResource, String> {
+    let spec = &crd.spec;
+    let names = &spec.names;
+    let mut versions = Vec::new();
+    for v in spec.versions.iter().filter(|v| v.served) {
+        versions.push(served_version(&spec.group, &names.kind, v)?);
+    }
+    versions.sort_by(|a, b| compare_versions(&a.name, &b.name));
+    suggest_replacements(&mut versions, &spec.group, &names.kind, spec);
+    let storage_version = spec
+        .versions
+        .iter()
+        .find(|v| v.storage)
+        .map(|v| v.name.clone())
+        .unwrap_or_default();
+    Ok(ServedResource {
+        crd_name: crd.metadata.name.clone().unwrap_or_default(),
+        group: spec.group.clone(),
+        plural: names.plural.clone(),
+        singular: super::check::singular(crd),
+        kind: names.kind.clone(),
+        list_kind: super::check::list_kind(crd),
+        short_names: names.short_names.clone().unwrap_or_default(),
+        categories: names.categories.clone().unwrap_or_default(),
+        namespaced: spec.scope == "Namespaced",
+        storage_version,
+        versions,
+    })
+}
+
+fn served_version(
+    group: &str,
+    kind: &str,
+    v: &CustomResourceDefinitionVersion,
+) -> Result<ServedVersion, String> {
+    let columns: Vec<PrinterColumn> = v
+        .additional_printer_columns
+        .iter()
+        .flatten()
+        .map(|c| PrinterColumn {
+            name: c.name.clone(),
+            type_: c.type_.clone(),
+            format: c.format.clone().unwrap_or_default(),
+            description: c.description.clone().unwrap_or_default(),
+            priority: c.priority.unwrap_or(0),
+            json_path: c.json_path.clone(),
+        })
+        .collect();
+    let table = TableConvertor::new(&columns).map_err(|e| format!("version {}: {e}", v.name))?;
+    let subresources = v.subresources.as_ref();
+    // kube's default deprecation warning: "<group>/<version> <Kind> is deprecated"
+    // (a "; use ..." suggestion is added by `suggest_replacements`).
+    let deprecation_warning = v.deprecated.unwrap_or(false).then(|| {
+        v.deprecation_warning
+            .clone()
+            .unwrap_or_else(|| format!("{group}/{} {kind} is deprecated", v.name))
+    });
+    Ok(ServedVersion {
+        name: v.name.clone(),
+        deprecation_warning,
+        status_subresource: subresources.is_some_and(|s| s.status.is_some()),
+        scale: subresources
+            .and_then(|s| s.scale.as_ref())
+            .map(|s| ScalePaths {
+                spec_replicas: s.spec_replicas_path.clone(),
+                status_replicas: s.status_replicas_path.clone(),
+                label_selector: s.label_selector_path.clone(),
+            }),
+        table,
+        schema: v
+            .schema
+            .as_ref()
+            .and_then(|s| s.open_api_v3_schema.as_ref())
+            .and_then(|s| serde_json::to_value(s).ok()),
+    })
+}
+
+/// For deprecated versions with the default warning, names the highest-priority served,
+/// non-deprecated version that sorts before them, as kube does: `...; use <g>/<v> <Kind>`.
+fn suggest_replacements(
+    versions: &mut [ServedVersion],
+    group: &str,
+    kind: &str,
+    spec: &k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionSpec,
+) {
+    let deprecated = |name: &str| {
+        spec.versions
+            .iter()
+            .any(|v| v.name == name && v.deprecated.unwrap_or(false))
+    };
+    let explicit = |name: &str| {
+        spec.versions
+            .iter()
+            .any(|v| v.name == name && v.deprecation_warning.is_some())
+    };
+    for i in 0..versions.len() {
+        if versions[i].deprecation_warning.is_none() || explicit(&versions[i].name) {
+            continue;
+        }
+        let better = versions[..i]
+            .iter()
+            .find(|v| !deprecated(&v.name))
+            .map(|v| v.name.clone());
+        if let (Some(better), Some(text)) = (better, versions[i].deprecation_warning.as_mut()) {
+            text.push_str(&format!("; use {group}/{better} {kind}"));
+        }
+    }
+}
+
+/// Kube's version priority: GA > beta > alpha, higher numbers first, then
+/// non-kube-like versions alphabetically (k8s.io/apimachinery `CompareKubeAwareVersionStrings`).
+pub fn compare_versions(a: &str, b: &str) -> std::cmp::Ordering {
+    version_key(a).cmp(&version_key(b))
+}
+
+/// Sort key: (class, -major, -minor, name) where class 0 = GA, 1 = beta, 2 = alpha, 3 = other.
+fn version_key(v: &str) -> (u8, i64, i64, String) {
+    let Some(rest) = v.strip_prefix('v') else {
+        return (3, 0, 0, v.to_string());
+    };
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    let Ok(major) = digits.parse::<i64>() else {
+        return (3, 0, 0, v.to_string());
+    };
+    if digits.starts_with('0') {
+        return (3, 0, 0, v.to_string());
+    }
+    let tail = &rest[digits.len()..];
+    let (class, minor_text) = if tail.is_empty() {
+        return (0, -major, 0, String::new());
+    } else if let Some(m) = tail.strip_prefix("beta") {
+        (1, m)
+    } else if let Some(m) = tail.strip_prefix("alpha") {
+        (2, m)
+    } else {
+        return (3, 0, 0, v.to_string());
+    };
+    match minor_text.parse::<i64>() {
+        Ok(minor) if !minor_text.starts_with('0') => (class, -major, -minor, String::new()),
+        _ => (3, 0, 0, v.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compare_versions_kube_order_sorts_ga_beta_alpha_other() {
+        let mut v = vec![
+            "foo1",
+            "v1alpha1",
+            "v11alpha2",
+            "v1",
+            "v2",
+            "v1beta1",
+            "v12alpha1",
+            "v10beta3",
+            "foo10",
+            "v10",
+            "v3beta1",
+            "v10",
+            "v2beta1",
+        ];
+        v.sort_by(|a, b| compare_versions(a, b));
+        assert_eq!(
+            v,
+            vec![
+                "v10",
+                "v10",
+                "v2",
+                "v1",
+                "v10beta3",
+                "v3beta1",
+                "v2beta1",
+                "v1beta1",
+                "v12alpha1",
+                "v11alpha2",
+                "v1alpha1",
+                "foo1",
+                "foo10"
+            ]
+        );
+    }
+}

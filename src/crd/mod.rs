@@ -1,0 +1,7 @@
+//! CustomResourceDefinitions: loading manifests, checking them as kube does, and the
+//! served catalog derived from them once at start-up.
+
+pub mod catalog;
+pub mod check;
+pub mod load;
+pub mod openapi;

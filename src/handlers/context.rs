@@ -1,0 +1,203 @@
+//! The resolved target of a resource request: served resource, version, namespace, name,
+//! and the conversions between stored bytes and the served representation.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use crate::crd::catalog::{ServedResource, ServedVersion};
+use crate::error::{ApiError, GroupResource};
+use crate::handlers::AppState;
+use crate::meta::object as obj;
+use crate::request::info::{RequestInfo, Verb};
+use crate::storage::{KeyValue, StorageError};
+
+/// A resource request resolved against the catalog.
+#[derive(Clone)]
+pub struct Target {
+    pub resource: Arc<ServedResource>,
+    version: usize,
+    /// The URL's namespace (`None` for cluster-scoped, or a namespaced list across namespaces).
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+impl Target {
+    /// Finds the served resource; unknown groups, versions, resources, subresources and
+    /// scope mismatches are 404 as kube's router answers them.
+    pub fn resolve(state: &AppState, info: &RequestInfo) -> Result<Target, ApiError> {
+        let resource = state
+            .catalog
+            .lookup(&info.api_group, &info.api_version, &info.resource)
+            .ok_or(ApiError::PathNotFound)?
+            .clone();
+        let version = resource
+            .versions
+            .iter()
+            .position(|v| v.name == info.api_version)
+            .ok_or(ApiError::PathNotFound)?;
+        let served = &resource.versions[version];
+        let subresource_ok = match info.subresource.as_str() {
+            "" => true,
+            "status" => served.status_subresource,
+            "scale" => served.scale.is_some(),
+            _ => false,
+        };
+        if !subresource_ok {
+            return Err(ApiError::PathNotFound);
+        }
+        let namespace = match (resource.namespaced, info.namespace.is_empty()) {
+            (true, false) => Some(info.namespace.clone()),
+            (false, true) => None,
+            // A namespaced resource without a namespace: only list and watch exist there.
+            (true, true) => match info.verb {
+                Verb::List | Verb::Watch => None,
+                Verb::Get | Verb::Update | Verb::Patch | Verb::Delete if !info.name.is_empty() => {
+                    return Err(ApiError::PathNotFound);
+                }
+                _ => return Err(not_supported(info)),
+            },
+            (false, false) => return Err(ApiError::PathNotFound),
+        };
+        Ok(Target {
+            resource,
+            version,
+            namespace,
+            name: info.name.clone(),
+        })
+    }
+
+    /// The same target narrowed to one object's namespace (for deletecollection across namespaces).
+    pub fn for_namespace(&self, namespace: &str) -> Target {
+        Target {
+            resource: self.resource.clone(),
+            version: self.version,
+            namespace: (!namespace.is_empty()).then(|| namespace.to_string()),
+            name: String::new(),
+        }
+    }
+
+    pub fn version(&self) -> &ServedVersion {
+        &self.resource.versions[self.version]
+    }
+
+    pub fn api_version(&self) -> String {
+        format!("{}/{}", self.resource.group, self.version().name)
+    }
+
+    pub fn group_resource(&self) -> GroupResource {
+        self.resource.group_resource()
+    }
+
+    pub fn deprecation_warning(&self) -> Option<&str> {
+        self.version().deprecation_warning.as_deref()
+    }
+
+    /// The storage key of the named object.
+    pub fn key(&self, state: &AppState, name: &str) -> String {
+        let r = &self.resource;
+        state
+            .keys
+            .object_key(&r.group, &r.plural, self.namespace.as_deref(), name)
+    }
+
+    /// The storage prefix of the collection (one namespace, or all).
+    pub fn collection_prefix(&self, state: &AppState) -> String {
+        let r = &self.resource;
+        state
+            .keys
+            .collection_prefix(&r.group, &r.plural, self.namespace.as_deref())
+    }
+
+    pub fn not_found(&self, name: &str) -> ApiError {
+        ApiError::NotFound {
+            resource: self.group_resource(),
+            name: name.to_string(),
+        }
+    }
+
+    /// A stored value as served: requested apiVersion (conversion `None`) and
+    /// resourceVersion from the revision.
+    pub fn decode(&self, kv: &KeyValue) -> Result<Value, ApiError> {
+        let mut object: Value = serde_json::from_slice(&kv.value)
+            .map_err(|e| ApiError::internal("decoding a stored object", &e))?;
+        self.present(&mut object, kv.mod_revision);
+        Ok(object)
+    }
+
+    /// Sets apiVersion, kind and resourceVersion on an object about to be served.
+    pub fn present(&self, object: &mut Value, revision: i64) {
+        if let Some(map) = object.as_object_mut() {
+            map.insert("apiVersion".into(), json!(self.api_version()));
+            map.insert("kind".into(), json!(self.resource.kind));
+        }
+        if revision > 0 {
+            obj::set_meta(object, "resourceVersion", Some(json!(revision.to_string())));
+        }
+    }
+
+    /// The bytes to store: the storage version's apiVersion, no resourceVersion.
+    pub fn encode(&self, object: &Value) -> Result<Vec<u8>, ApiError> {
+        let mut stored = object.clone();
+        if let Some(map) = stored.as_object_mut() {
+            let api_version = format!("{}/{}", self.resource.group, self.resource.storage_version);
+            map.insert("apiVersion".into(), json!(api_version));
+        }
+        obj::set_meta(&mut stored, "resourceVersion", None);
+        serde_json::to_vec(&stored).map_err(|e| ApiError::internal("encoding an object", &e))
+    }
+
+    /// Storage errors in kube's words for this resource and name.
+    pub fn storage_error(&self, name: &str, err: StorageError) -> ApiError {
+        storage_error(&self.group_resource(), name, err)
+    }
+}
+
+/// Converts a storage error once, per kube's storage → API error mapping.
+pub fn storage_error(resource: &GroupResource, name: &str, err: StorageError) -> ApiError {
+    match err {
+        StorageError::NotFound { .. } => ApiError::NotFound {
+            resource: resource.clone(),
+            name: name.to_string(),
+        },
+        StorageError::AlreadyExists { .. } => ApiError::AlreadyExists {
+            resource: resource.clone(),
+            name: name.to_string(),
+        },
+        StorageError::Conflict { .. } => conflict(resource, name),
+        StorageError::Compacted {
+            requested,
+            compacted,
+        } => ApiError::Expired {
+            message: format!("too old resource version: {requested} ({compacted})"),
+            continue_token: None,
+        },
+        StorageError::FutureRevision { requested, current } => ApiError::Timeout(format!(
+            "Timeout: Too large resource version: {requested}, current: {current}"
+        )),
+        StorageError::Unavailable(m) => ApiError::ServiceUnavailable(m),
+        StorageError::Timeout(m) => ApiError::Timeout(m),
+        e @ StorageError::Backend(_) => ApiError::internal("storage", &e),
+    }
+}
+
+/// kube's 405 for a verb a resource does not support.
+pub fn not_supported(info: &RequestInfo) -> ApiError {
+    let mut resource = GroupResource::new(&info.api_group, &info.resource).to_string();
+    if !info.subresource.is_empty() {
+        resource = format!("{resource}/{}", info.subresource);
+    }
+    ApiError::MethodNotAllowed(format!(
+        "{} is not supported on resources of kind {resource:?}",
+        info.verb.as_str()
+    ))
+}
+
+/// kube's optimistic-concurrency conflict.
+pub fn conflict(resource: &GroupResource, name: &str) -> ApiError {
+    ApiError::Conflict {
+        resource: resource.clone(),
+        name: name.to_string(),
+        message: "the object has been modified; please apply your changes to the latest version and try again".into(),
+    }
+}

@@ -1,0 +1,131 @@
+//! Handlers stage: dispatch on verb after authn/authz; one module per concern.
+//!
+//! [`serve`] is the whole request pipeline in one function, in kube's order:
+//! request info → authentication → authorization → dispatch → one error conversion.
+
+pub mod collection;
+pub mod context;
+pub mod discovery;
+pub mod health;
+pub mod object;
+pub mod reply;
+pub mod scale;
+pub mod state;
+pub mod watch;
+pub mod write;
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::{HeaderMap, Method};
+
+use crate::authn::UserInfo;
+use crate::error::ApiError;
+use crate::request::info::{self, RequestInfo, Verb};
+pub use reply::Reply;
+pub use state::AppState;
+
+/// Everything a handler needs from the HTTP request, as plain data.
+pub struct Call {
+    pub info: RequestInfo,
+    pub method: Method,
+    pub query: Vec<(String, String)>,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+    pub user: UserInfo,
+}
+
+impl Call {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
+/// Runs one request through the stages; never fails (errors become Status replies).
+pub async fn serve(
+    state: &Arc<AppState>,
+    method: Method,
+    path: &str,
+    raw_query: &str,
+    headers: HeaderMap,
+    body: Result<Bytes, ApiError>,
+    peer_certs: &[rustls::pki_types::CertificateDer<'static>],
+) -> Reply {
+    // Request info first: authorization needs verb, resource and name.
+    let info = info::parse(method.as_str(), path, raw_query);
+    let user = state.authenticator.authenticate(peer_certs);
+    let span = tracing::info_span!(
+        "request",
+        verb = info.verb.as_str(),
+        group = %info.api_group,
+        resource = %info.resource,
+        namespace = %info.namespace,
+        name = %info.name,
+        user = %user.name,
+    );
+    let _enter = span.enter();
+    if let Err(e) = crate::authz::authorize(&user, &info) {
+        return Reply::Error(e);
+    }
+    let body = match body {
+        Ok(b) => b,
+        Err(e) => return Reply::Error(e),
+    };
+    let call = Call {
+        query: info::query_pairs(raw_query),
+        info,
+        method,
+        headers,
+        body,
+        user,
+    };
+    match dispatch(state, &call).await {
+        Ok(reply) => reply,
+        Err(e) => Reply::Error(e),
+    }
+}
+
+async fn dispatch(state: &Arc<AppState>, call: &Call) -> Result<Reply, ApiError> {
+    if !call.info.is_resource_request {
+        return non_resource(state, call).await;
+    }
+    let ctx = context::Target::resolve(state, &call.info)?;
+    let named = !call.info.name.is_empty();
+    if !named && matches!(call.info.verb, Verb::Update | Verb::Patch) {
+        return Err(ApiError::BadRequest("name must be provided".into()));
+    }
+    match (&call.info.verb, call.info.subresource.as_str()) {
+        (Verb::Get, "") => object::get(state, call, &ctx).await,
+        (Verb::List, "") => collection::list(state, call, &ctx).await,
+        (Verb::Watch, "") => self::watch::serve(state, call, &ctx).await,
+        (Verb::Create, "") => write::create(state, call, &ctx).await,
+        (Verb::Update, "") | (Verb::Update, "status") => write::update(state, call, &ctx).await,
+        (Verb::Patch, "") | (Verb::Patch, "status") => write::patch(state, call, &ctx).await,
+        (Verb::Get, "status") => object::get(state, call, &ctx).await,
+        (Verb::Delete, "") => object::delete(state, call, &ctx).await,
+        (Verb::DeleteCollection, "") => collection::delete_collection(state, call, &ctx).await,
+        (Verb::Get, "scale") => scale::get(state, call, &ctx).await,
+        (Verb::Update, "scale") => scale::update(state, call, &ctx).await,
+        (Verb::Patch, "scale") => scale::patch(state, call, &ctx).await,
+        _ => Err(context::not_supported(&call.info)),
+    }
+}
+
+async fn non_resource(state: &Arc<AppState>, call: &Call) -> Result<Reply, ApiError> {
+    let path = call.info.path.trim_end_matches('/');
+    let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+    let is_get = matches!(call.method, Method::GET | Method::HEAD);
+    match (parts.as_slice(), is_get) {
+        (["healthz" | "livez" | "readyz", ..], true) => health::check(state, call, &parts).await,
+        (["version"], true) => Ok(health::version()),
+        (["apis"], true) => discovery::groups(state, call),
+        (["apis", group], true) => discovery::group(state, call, group),
+        (["apis", group, version], true) => discovery::resources(state, call, group, version),
+        (["openapi", ..], true) => discovery::openapi(state, &parts),
+        (["apis", ..], false) => Err(ApiError::MethodNotAllowed(format!(
+            "{} is not supported on this path",
+            call.method
+        ))),
+        _ => Err(ApiError::PathNotFound),
+    }
+}

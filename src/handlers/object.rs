@@ -1,0 +1,168 @@
+//! get and delete of one named object (and get of its status).
+
+use std::sync::Arc;
+
+use http::StatusCode;
+use serde_json::{Value, json};
+
+use crate::error::ApiError;
+use crate::handlers::context::Target;
+use crate::handlers::{AppState, Call, Reply};
+use crate::meta::{lifecycle, object as obj};
+use crate::request::negotiate::{Representation, Target as NegotiationTarget, negotiate};
+use crate::request::options::{DeleteOptions, Preconditions};
+use crate::storage::KeyValue;
+
+/// Reads the named object; 404 when absent.
+pub async fn read(
+    state: &AppState,
+    ctx: &Target,
+    name: &str,
+) -> Result<(KeyValue, Value), ApiError> {
+    let key = ctx.key(state, name);
+    let kv = state
+        .store
+        .get(&key)
+        .await
+        .map_err(|e| ctx.storage_error(name, e))?
+        .ok_or_else(|| ctx.not_found(name))?;
+    let object = ctx.decode(&kv)?;
+    Ok((kv, object))
+}
+
+/// Renders one object in the negotiated representation (a one-row Table when asked).
+pub fn render_object(
+    call: &Call,
+    ctx: &Target,
+    code: StatusCode,
+    object: Value,
+) -> Result<Reply, ApiError> {
+    let representation = negotiate(call.header("accept"), NegotiationTarget::Object)?;
+    let body = match representation {
+        Representation::Table => {
+            let include = crate::handlers::collection::include_object(call)?;
+            let rv = obj::resource_version(&object).to_string();
+            ctx.version().table.table(
+                &[object],
+                json!({"resourceVersion": rv}),
+                include,
+                jiff::Timestamp::now(),
+            )
+        }
+        _ => object,
+    };
+    Ok(Reply::Object {
+        code,
+        body,
+        representation,
+        warnings: Vec::new(),
+    }
+    .with_warning(ctx.deprecation_warning()))
+}
+
+pub async fn get(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
+    let (_, object) = read(state, ctx, &ctx.name).await?;
+    render_object(call, ctx, StatusCode::OK, object)
+}
+
+/// Checks delete preconditions with kube's messages.
+pub fn check_preconditions(
+    ctx: &Target,
+    name: &str,
+    pre: &Preconditions,
+    object: &Value,
+) -> Result<(), ApiError> {
+    let fail = |message: String| ApiError::Conflict {
+        resource: ctx.group_resource(),
+        name: name.to_string(),
+        message,
+    };
+    if let Some(uid) = &pre.uid {
+        if uid != obj::uid(object) {
+            return Err(fail(format!(
+                "the UID in the precondition ({uid}) does not match the UID in record ({}). The object might have been deleted and then recreated",
+                obj::uid(object)
+            )));
+        }
+    }
+    if let Some(rv) = &pre.resource_version {
+        if rv != obj::resource_version(object) {
+            return Err(fail(format!(
+                "the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record ({}). The object might have been modified",
+                obj::resource_version(object)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Deletes one object: with finalizers it is only marked (deletionTimestamp), otherwise
+/// removed. Returns the object as the response shows it, and whether it is gone.
+pub async fn delete_one(
+    state: &AppState,
+    ctx: &Target,
+    name: &str,
+    options: &DeleteOptions,
+) -> Result<(Value, bool), ApiError> {
+    // Retry on conflicts caused by concurrent writers, as kube's GuaranteedUpdate does.
+    for _ in 0..16 {
+        let (kv, mut object) = read(state, ctx, name).await?;
+        check_preconditions(ctx, name, &options.preconditions, &object)?;
+        if obj::finalizers(&object).is_empty() {
+            if options.dry_run {
+                return Ok((object, true));
+            }
+            match state.store.delete(&kv.key, kv.mod_revision).await {
+                Ok(_) => return Ok((object, true)),
+                Err(crate::storage::StorageError::Conflict { .. }) => continue,
+                Err(e) => return Err(ctx.storage_error(name, e)),
+            }
+        }
+        if obj::is_being_deleted(&object) {
+            return Ok((object, false));
+        }
+        lifecycle::mark_deleted(&mut object);
+        if options.dry_run {
+            return Ok((object, false));
+        }
+        match state
+            .store
+            .update(&kv.key, ctx.encode(&object)?, kv.mod_revision)
+            .await
+        {
+            Ok(revision) => {
+                ctx.present(&mut object, revision);
+                return Ok((object, false));
+            }
+            Err(crate::storage::StorageError::Conflict { .. }) => continue,
+            Err(e) => return Err(ctx.storage_error(name, e)),
+        }
+    }
+    Err(crate::handlers::context::conflict(
+        &ctx.group_resource(),
+        name,
+    ))
+}
+
+pub async fn delete(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
+    let body = if call.body.iter().all(u8::is_ascii_whitespace) {
+        None
+    } else {
+        Some(crate::request::body::decode_json(&call.body)?)
+    };
+    let options = DeleteOptions::parse(&call.query, body.as_ref())?;
+    let (object, removed) = delete_one(state, ctx, &ctx.name, &options).await?;
+    if !removed {
+        return render_object(call, ctx, StatusCode::OK, object);
+    }
+    // Removed at once: kube answers a Success Status naming the object.
+    let status = json!({
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+        "details": {"name": obj::name(&object), "group": ctx.resource.group,
+                    "kind": ctx.resource.plural, "uid": obj::uid(&object)},
+    });
+    Ok(
+        Reply::ok(status, crate::request::negotiate::Representation::Json)
+            .with_warning(ctx.deprecation_warning()),
+    )
+}

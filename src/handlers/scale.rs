@@ -1,0 +1,197 @@
+//! The scale subresource: an `autoscaling/v1` Scale read from and written to the paths the
+//! CRD names (specReplicasPath, statusReplicasPath, labelSelectorPath).
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use crate::crd::catalog::ScalePaths;
+use crate::error::{ApiError, FieldError};
+use crate::handlers::context::{Target, conflict};
+use crate::handlers::object::read;
+use crate::handlers::{AppState, Call, Reply};
+use crate::meta::lifecycle::{self, WriteTarget};
+use crate::meta::object as obj;
+use crate::request::body::decode_object;
+use crate::request::negotiate::{BodyFormat, Representation, body_format, negotiate, patch_format};
+use crate::request::options::WriteOptions;
+use crate::storage::StorageError;
+
+fn path_parts(path: &str) -> Vec<&str> {
+    path.trim_start_matches('.')
+        .split('.')
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+fn lookup<'a>(object: &'a Value, path: &str) -> Option<&'a Value> {
+    path_parts(path)
+        .iter()
+        .try_fold(object, |cur, part| cur.get(*part))
+}
+
+fn set_path(object: &mut Value, path: &str, value: Value) {
+    let parts = path_parts(path);
+    let mut cur = object;
+    for (i, part) in parts.iter().enumerate() {
+        let Some(map) = cur.as_object_mut() else {
+            return;
+        };
+        if i + 1 == parts.len() {
+            map.insert((*part).to_string(), value);
+            return;
+        }
+        let next = map.entry((*part).to_string()).or_insert_with(|| json!({}));
+        if !next.is_object() {
+            *next = json!({});
+        }
+        cur = next;
+    }
+}
+
+/// The Scale view of a custom object.
+pub fn to_scale(object: &Value, paths: &ScalePaths) -> Value {
+    let meta = obj::metadata(object);
+    let pick = |f: &str| meta.and_then(|m| m.get(f)).cloned().unwrap_or(Value::Null);
+    let mut metadata = json!({
+        "name": pick("name"), "uid": pick("uid"),
+        "resourceVersion": pick("resourceVersion"), "creationTimestamp": pick("creationTimestamp"),
+    });
+    if !obj::namespace(object).is_empty() {
+        metadata["namespace"] = pick("namespace");
+    }
+    let int_at = |p: &str| lookup(object, p).and_then(Value::as_i64).unwrap_or(0);
+    let mut status = json!({"replicas": int_at(&paths.status_replicas)});
+    if let Some(selector) = paths
+        .label_selector
+        .as_deref()
+        .and_then(|p| lookup(object, p))
+        .and_then(Value::as_str)
+    {
+        status["selector"] = json!(selector);
+    }
+    json!({
+        "kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": metadata,
+        "spec": {"replicas": int_at(&paths.spec_replicas)}, "status": status,
+    })
+}
+
+fn paths(ctx: &Target) -> Result<&ScalePaths, ApiError> {
+    ctx.version().scale.as_ref().ok_or(ApiError::PathNotFound)
+}
+
+pub async fn get(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
+    let representation = negotiate(
+        call.header("accept"),
+        crate::request::negotiate::Target::Object,
+    )?;
+    let (_, object) = read(state, ctx, &ctx.name).await?;
+    Ok(Reply::ok(
+        to_scale(&object, paths(ctx)?),
+        json_family(representation),
+    ))
+}
+
+fn json_family(r: Representation) -> Representation {
+    match r {
+        Representation::Yaml => Representation::Yaml,
+        _ => Representation::Json,
+    }
+}
+
+pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
+    let body = decode_object(&call.body, body_format(call.header("content-type"))?)?;
+    write_scale(state, call, ctx, |_| Ok(body.clone())).await
+}
+
+pub async fn patch(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
+    let format = patch_format(call.header("content-type"))?;
+    let patch = crate::handlers::write::decode_patch(&call.body)?;
+    write_scale(state, call, ctx, |scale| {
+        let mut doc = scale.clone();
+        match format {
+            BodyFormat::JsonPatch => {
+                let ops: json_patch::Patch = serde_json::from_value(patch.clone())
+                    .map_err(|e| ApiError::BadRequest(format!("error decoding patch: {e}")))?;
+                json_patch::patch(&mut doc, &ops).map_err(|_| {
+                    ApiError::Unprocessable(
+                        "the server rejected our request due to an error in our request".into(),
+                    )
+                })?;
+            }
+            _ => json_patch::merge(&mut doc, &patch),
+        }
+        Ok(doc)
+    })
+    .await
+}
+
+fn invalid_scale(name: &str, causes: Vec<FieldError>) -> ApiError {
+    ApiError::Invalid {
+        group: "autoscaling".into(),
+        kind: "Scale".into(),
+        name: name.to_string(),
+        causes,
+    }
+}
+
+async fn write_scale(
+    state: &AppState,
+    call: &Call,
+    ctx: &Target,
+    change: impl Fn(&Value) -> Result<Value, ApiError>,
+) -> Result<Reply, ApiError> {
+    let options = WriteOptions::from_query(&call.query)?;
+    let paths = paths(ctx)?;
+    let name = ctx.name.as_str();
+    for _ in 0..16 {
+        let (kv, current) = read(state, ctx, name).await?;
+        let scale = change(&to_scale(&current, paths))?;
+        let requested_rv = obj::resource_version(&scale).to_string();
+        if !requested_rv.is_empty() && requested_rv != obj::resource_version(&current) {
+            return Err(conflict(&ctx.group_resource(), name));
+        }
+        let replicas = scale.pointer("/spec/replicas").cloned().unwrap_or(json!(0));
+        match replicas.as_i64() {
+            Some(r) if r >= 0 && r <= i64::from(i32::MAX) => {}
+            _ => {
+                let cause = FieldError::invalid(
+                    "spec.replicas",
+                    &replicas,
+                    "must be greater than or equal to 0",
+                );
+                return Err(invalid_scale(name, vec![cause]));
+            }
+        }
+        let mut new = current.clone();
+        set_path(&mut new, &paths.spec_replicas, replicas);
+        let target = WriteTarget {
+            namespace: ctx.namespace.as_deref(),
+            status_subresource: ctx.version().status_subresource,
+        };
+        lifecycle::prepare_update(&mut new, &current, &target).map_err(|causes| {
+            ApiError::Invalid {
+                group: ctx.resource.group.clone(),
+                kind: ctx.resource.kind.clone(),
+                name: name.to_string(),
+                causes,
+            }
+        })?;
+        if options.dry_run {
+            return Ok(Reply::ok(to_scale(&new, paths), Representation::Json));
+        }
+        match state
+            .store
+            .update(&kv.key, ctx.encode(&new)?, kv.mod_revision)
+            .await
+        {
+            Ok(revision) => {
+                ctx.present(&mut new, revision);
+                return Ok(Reply::ok(to_scale(&new, paths), Representation::Json));
+            }
+            Err(StorageError::Conflict { .. }) if requested_rv.is_empty() => continue,
+            Err(e) => return Err(ctx.storage_error(name, e)),
+        }
+    }
+    Err(conflict(&ctx.group_resource(), name))
+}

@@ -1,0 +1,58 @@
+//! Serving state shared by every request: the CRD catalog, the store, authn and lifecycle.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+use crate::authn::Authenticator;
+use crate::crd::catalog::Catalog;
+use crate::storage::Store;
+use crate::storage::key::KeyLayout;
+
+/// Readiness and the shutdown signal that ends watches.
+pub struct Lifecycle {
+    ready: AtomicBool,
+    shutdown: watch::Sender<bool>,
+}
+
+impl Default for Lifecycle {
+    fn default() -> Self {
+        Lifecycle {
+            ready: AtomicBool::new(true),
+            shutdown: watch::channel(false).0,
+        }
+    }
+}
+
+impl Lifecycle {
+    pub fn is_ready(&self) -> bool {
+        self.ready.load(Ordering::Acquire)
+    }
+
+    /// First step of shutdown: `/readyz` fails from now on.
+    pub fn mark_not_ready(&self) {
+        self.ready.store(false, Ordering::Release);
+    }
+
+    /// Ends every open watch cleanly.
+    pub fn end_watches(&self) {
+        self.shutdown.send_replace(true);
+    }
+
+    /// Resolves when watches must end.
+    pub fn watch_shutdown(&self) -> watch::Receiver<bool> {
+        self.shutdown.subscribe()
+    }
+}
+
+/// Everything handlers share, built once at start-up.
+pub struct AppState {
+    pub catalog: Arc<Catalog>,
+    pub store: Arc<dyn Store>,
+    pub keys: KeyLayout,
+    pub authenticator: Authenticator,
+    pub lifecycle: Lifecycle,
+    pub bookmark_interval: Duration,
+}

@@ -1,0 +1,193 @@
+//! watch: initial events, then storage events through the selectors as a newline-delimited
+//! JSON stream (or one-row Tables), bookmarks, timeouts, and a clean end on shutdown.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::StreamExt;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use crate::error::ApiError;
+use crate::handlers::collection::{
+    include_object, list_options, parse_revision, read_page, selects,
+};
+use crate::handlers::context::Target;
+use crate::handlers::reply::Reply;
+use crate::handlers::{AppState, Call};
+use crate::request::negotiate::{Representation, Target as NegotiationTarget, negotiate};
+use crate::request::options::ListOptions;
+use crate::storage::{Event, Revision, StorageError};
+use crate::table::IncludeObject;
+use crate::watch::{EventType, bookmark, classify, encode};
+
+/// kube's default watch length is a random 30–60 minutes (min-request-timeout 1800s).
+const DEFAULT_TIMEOUT_SECS: u64 = 1800;
+
+/// How one watch renders its events.
+struct Watcher {
+    state: Arc<AppState>,
+    ctx: Target,
+    options: ListOptions,
+    table: Option<IncludeObject>,
+    tx: mpsc::Sender<Result<Bytes, std::io::Error>>,
+}
+
+pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
+    let representation = negotiate(call.header("accept"), NegotiationTarget::Object)?;
+    let options = list_options(call)?;
+    let table = match representation {
+        Representation::Table => Some(include_object(call)?),
+        _ => None,
+    };
+    let rv = options.resource_version.clone();
+    let send_initial = options
+        .send_initial_events
+        .unwrap_or(rv.is_empty() || rv == "0");
+    let (initial, after) = if send_initial {
+        let page = read_page(
+            state,
+            ctx,
+            &ListOptions {
+                limit: 0,
+                continue_token: String::new(),
+                resource_version: String::new(),
+                ..options_copy(&options)
+            },
+        )
+        .await?;
+        (page.items, page.revision)
+    } else {
+        (Vec::new(), parse_revision(&rv)?)
+    };
+    let timeout = options
+        .timeout
+        .unwrap_or(Duration::from_secs(DEFAULT_TIMEOUT_SECS));
+    let (tx, rx) = mpsc::channel(256);
+    let initial_end_bookmark =
+        options.send_initial_events == Some(true) && options.allow_watch_bookmarks;
+    let watcher = Watcher {
+        state: state.clone(),
+        ctx: ctx.clone(),
+        options,
+        table,
+        tx,
+    };
+    tokio::spawn(async move {
+        let _ =
+            tokio::time::timeout(timeout, watcher.run(initial, after, initial_end_bookmark)).await;
+    });
+    let content_type = match representation {
+        Representation::Table => Representation::Table.content_type(),
+        _ => "application/json",
+    };
+    Ok(Reply::Stream {
+        content_type,
+        stream: Box::pin(tokio_stream::wrappers::ReceiverStream::new(rx)),
+        warnings: Vec::new(),
+    }
+    .with_warning(ctx.deprecation_warning()))
+}
+
+fn options_copy(o: &ListOptions) -> ListOptions {
+    ListOptions {
+        label_selector: o.label_selector.clone(),
+        field_selector: o.field_selector.clone(),
+        resource_version: o.resource_version.clone(),
+        resource_version_match: o.resource_version_match,
+        limit: o.limit,
+        continue_token: o.continue_token.clone(),
+        allow_watch_bookmarks: o.allow_watch_bookmarks,
+        timeout: o.timeout,
+        send_initial_events: o.send_initial_events,
+    }
+}
+
+impl Watcher {
+    /// Sends one event; false when the client has gone.
+    async fn send(&self, event_type: EventType, object: &Value) -> bool {
+        let object = match (self.table, event_type) {
+            (Some(include), EventType::Added | EventType::Modified | EventType::Deleted) => {
+                self.ctx.version().table.table(
+                    std::slice::from_ref(object),
+                    json!({"resourceVersion": crate::meta::object::resource_version(object)}),
+                    include,
+                    jiff::Timestamp::now(),
+                )
+            }
+            _ => object.clone(),
+        };
+        self.tx
+            .send(Ok(Bytes::from(encode(event_type, &object))))
+            .await
+            .is_ok()
+    }
+
+    fn bookmark(&self, revision: Revision, initial_events_end: bool) -> Value {
+        bookmark(
+            &self.ctx.api_version(),
+            &self.ctx.resource.kind,
+            revision,
+            initial_events_end,
+        )
+    }
+
+    async fn run(self, initial: Vec<Value>, after: Revision, initial_end_bookmark: bool) {
+        for object in &initial {
+            if !self.send(EventType::Added, object).await {
+                return;
+            }
+        }
+        if initial_end_bookmark
+            && !self
+                .send(EventType::Bookmark, &self.bookmark(after, true))
+                .await
+        {
+            return;
+        }
+        let prefix = self.ctx.collection_prefix(&self.state);
+        let every = self.state.bookmark_interval;
+        let mut events = match self.state.store.watch(&prefix, after, every).await {
+            Ok(s) => s,
+            Err(e) => return self.fail(e).await,
+        };
+        let mut shutdown = self.state.lifecycle.watch_shutdown();
+        let matches = |o: &Value| selects(&self.options, o);
+        let decode = |b: &[u8], rev: i64| {
+            let mut o: Value = serde_json::from_slice(b).ok()?;
+            self.ctx.present(&mut o, rev);
+            Some(o)
+        };
+        loop {
+            let event = tokio::select! {
+                e = events.next() => e,
+                _ = shutdown.wait_for(|done| *done) => return,
+            };
+            let event = match event {
+                Some(Ok(e)) => e,
+                Some(Err(e)) => return self.fail(e).await,
+                None => return,
+            };
+            let sent = match &event {
+                Event::Progress { revision } if self.options.allow_watch_bookmarks => {
+                    self.send(EventType::Bookmark, &self.bookmark(*revision, false))
+                        .await
+                }
+                other => match classify(other, &matches, &decode) {
+                    Some((t, object)) => self.send(t, &object).await,
+                    None => true,
+                },
+            };
+            if !sent {
+                return;
+            }
+        }
+    }
+
+    /// Ends the watch with an ERROR event carrying the Status (410 Expired when compacted).
+    async fn fail(&self, err: StorageError) {
+        let api_error = self.ctx.storage_error("", err);
+        let _ = self.send(EventType::Error, &api_error.to_status()).await;
+    }
+}

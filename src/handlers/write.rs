@@ -1,0 +1,223 @@
+//! create, update and patch of one object, and update/patch of its `/status`.
+
+use std::sync::Arc;
+
+use http::StatusCode;
+use serde_json::{Value, json};
+
+use crate::error::{ApiError, FieldError};
+use crate::handlers::context::{Target, conflict};
+use crate::handlers::object::{read, render_object};
+use crate::handlers::{AppState, Call, Reply};
+use crate::meta::lifecycle::{self, WriteTarget};
+use crate::meta::object as obj;
+use crate::request::body::decode_object;
+use crate::request::negotiate::{BodyFormat, body_format, patch_format};
+use crate::request::options::WriteOptions;
+use crate::storage::StorageError;
+
+/// How many times a write without a client-chosen resourceVersion is retried on conflict.
+const MAX_RETRIES: usize = 16;
+
+fn write_target(ctx: &Target) -> WriteTarget<'_> {
+    WriteTarget {
+        namespace: ctx.namespace.as_deref(),
+        status_subresource: ctx.version().status_subresource,
+    }
+}
+
+fn invalid(ctx: &Target, name: &str, causes: Vec<FieldError>) -> ApiError {
+    ApiError::Invalid {
+        group: ctx.resource.group.clone(),
+        kind: ctx.resource.kind.clone(),
+        name: name.to_string(),
+        causes,
+    }
+}
+
+/// apiVersion and kind in the body against the URL, as kube's decoder and validator check them.
+pub fn check_type_meta(ctx: &Target, object: &Value) -> Result<(), ApiError> {
+    let api_version = object
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let kind = object
+        .get("kind")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if kind.is_empty() {
+        return Err(ApiError::BadRequest(format!(
+            "the object provided is unrecognized (must be of type {}): Object 'Kind' is missing in '{object}'",
+            ctx.resource.kind
+        )));
+    }
+    if api_version != ctx.api_version() {
+        return Err(ApiError::BadRequest(format!(
+            "the API version in the data ({api_version}) does not match the expected API version ({})",
+            ctx.api_version()
+        )));
+    }
+    if kind != ctx.resource.kind {
+        let detail = format!("must be {}", ctx.resource.kind);
+        return Err(invalid(
+            ctx,
+            obj::name(object),
+            vec![FieldError::invalid("kind", &json!(kind), &detail)],
+        ));
+    }
+    Ok(())
+}
+
+/// The namespace in the body must be empty or the URL's.
+fn check_namespace(ctx: &Target, object: &Value) -> Result<(), ApiError> {
+    let ns = obj::namespace(object);
+    match &ctx.namespace {
+        Some(url_ns) if !ns.is_empty() && ns != url_ns => Err(ApiError::BadRequest(
+            "the namespace of the provided object does not match the namespace sent on the request"
+                .into(),
+        )),
+        _ => Ok(()),
+    }
+}
+
+pub async fn create(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
+    let options = WriteOptions::from_query(&call.query)?;
+    let mut object = decode_object(&call.body, body_format(call.header("content-type"))?)?;
+    check_type_meta(ctx, &object)?;
+    check_namespace(ctx, &object)?;
+    lifecycle::prepare_create(&mut object, &write_target(ctx))
+        .map_err(|causes| invalid(ctx, obj::name(&object), causes))?;
+    let name = obj::name(&object).to_string();
+    if !options.dry_run {
+        let key = ctx.key(state, &name);
+        let revision = state
+            .store
+            .create(&key, ctx.encode(&object)?)
+            .await
+            .map_err(|e| ctx.storage_error(&name, e))?;
+        ctx.present(&mut object, revision);
+    } else {
+        ctx.present(&mut object, 0);
+    }
+    render_object(call, ctx, StatusCode::CREATED, object)
+}
+
+/// How a write derives the new object from the stored one.
+enum Change {
+    /// PUT: the body replaces the object (or only its status on /status).
+    Replace(Value),
+    /// PATCH: a JSON patch or merge patch applied to the stored object.
+    Patch(BodyFormat, Value),
+}
+
+impl Change {
+    fn apply(&self, current: &Value) -> Result<Value, ApiError> {
+        match self {
+            Change::Replace(v) => Ok(v.clone()),
+            Change::Patch(BodyFormat::JsonPatch, patch) => {
+                let ops: json_patch::Patch = serde_json::from_value(patch.clone())
+                    .map_err(|e| ApiError::BadRequest(format!("error decoding patch: {e}")))?;
+                let mut doc = current.clone();
+                json_patch::patch(&mut doc, &ops).map_err(|e| unprocessable(e.to_string()))?;
+                Ok(doc)
+            }
+            Change::Patch(_, patch) => {
+                let mut doc = current.clone();
+                json_patch::merge(&mut doc, patch);
+                Ok(doc)
+            }
+        }
+    }
+}
+
+/// kube drops the patch library's error text and answers this fixed 422.
+fn unprocessable(message: String) -> ApiError {
+    tracing::debug!(error = %message, "patch could not be applied");
+    ApiError::Unprocessable("the server rejected our request due to an error in our request".into())
+}
+
+/// A patch body: JSON, with kube's "error decoding patch" wording on failure.
+pub fn decode_patch(body: &[u8]) -> Result<Value, ApiError> {
+    serde_json::from_slice(body)
+        .map_err(|e| ApiError::BadRequest(format!("error decoding patch: {e}")))
+}
+
+pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
+    let body = decode_object(&call.body, body_format(call.header("content-type"))?)?;
+    check_type_meta(ctx, &body)?;
+    let body_name = obj::name(&body);
+    if body_name != ctx.name {
+        return Err(ApiError::BadRequest(format!(
+            "the name of the object ({body_name}) does not match the name on the URL ({})",
+            ctx.name
+        )));
+    }
+    check_namespace(ctx, &body)?;
+    let object = apply_change(state, call, ctx, Change::Replace(body)).await?;
+    render_object(call, ctx, StatusCode::OK, object)
+}
+
+pub async fn patch(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
+    let format = patch_format(call.header("content-type"))?;
+    let patch = decode_patch(&call.body)?;
+    let object = apply_change(state, call, ctx, Change::Patch(format, patch)).await?;
+    render_object(call, ctx, StatusCode::OK, object)
+}
+
+/// Read, change, check, compare-and-swap; retried on conflicts the client did not ask for.
+async fn apply_change(
+    state: &AppState,
+    call: &Call,
+    ctx: &Target,
+    change: Change,
+) -> Result<Value, ApiError> {
+    let options = WriteOptions::from_query(&call.query)?;
+    let status_only = call.info.subresource == "status";
+    let name = ctx.name.as_str();
+    for _ in 0..MAX_RETRIES {
+        let (kv, current) = read(state, ctx, name).await?;
+        let mut new = change.apply(&current)?;
+        if matches!(change, Change::Patch(..)) {
+            check_type_meta(ctx, &new)?;
+        }
+        let requested_rv = obj::resource_version(&new).to_string();
+        if !requested_rv.is_empty() && requested_rv != obj::resource_version(&current) {
+            return Err(conflict(&ctx.group_resource(), name));
+        }
+        if status_only {
+            new = lifecycle::prepare_status_update(&new, &current);
+        } else {
+            lifecycle::prepare_update(&mut new, &current, &write_target(ctx))
+                .map_err(|causes| invalid(ctx, name, causes))?;
+        }
+        if options.dry_run {
+            return Ok(new);
+        }
+        let result = if obj::is_being_deleted(&new) && obj::finalizers(&new).is_empty() {
+            // The last finalizer is gone: the object is deleted now.
+            state
+                .store
+                .delete(&kv.key, kv.mod_revision)
+                .await
+                .map(|_| 0)
+        } else {
+            state
+                .store
+                .update(&kv.key, ctx.encode(&new)?, kv.mod_revision)
+                .await
+        };
+        match result {
+            Ok(revision) => {
+                ctx.present(&mut new, revision);
+                return Ok(new);
+            }
+            Err(StorageError::Conflict { .. })
+                if requested_rv.is_empty() || matches!(change, Change::Patch(..)) =>
+            {
+                continue;
+            }
+            Err(e) => return Err(ctx.storage_error(name, e)),
+        }
+    }
+    Err(conflict(&ctx.group_resource(), name))
+}

@@ -1,0 +1,34 @@
+//! crd-apiserver: a Kubernetes aggregated apiserver that serves CRD-defined resources
+//! from its own storage.
+//!
+//! # Layout
+//!
+//! The modules follow the request path:
+//!
+//! - [`server`]: TLS accept loop (client certificate captured), router, shutdown, dev PKI.
+//! - [`request`]: request info (verb, group, version, resource, ...), query options,
+//!   body decoding and content negotiation — pure parsers.
+//! - [`authn`]: who is asking (x509 client certificates until the front-proxy issue).
+//! - [`authz`]: may they (always-allow paths, `system:masters`).
+//! - [`handlers`]: one module per verb, discovery, health, status and scale subresources.
+//! - [`meta`]: ObjectMeta rules applied on create, update and delete.
+//! - [`storage`]: the revisioned key/value [`storage::Store`] and its backends.
+//! - [`watch`]: turns storage events into `{"type","object"}` watch events.
+//! - [`selector`], [`table`]: label/field selectors and server-side printing.
+//! - [`crd`]: loading and checking CustomResourceDefinitions into the served catalog.
+//! - [`config`]: command-line flags into a validated configuration.
+//! - [`error`]: the one `ApiError` and its conversion into `metav1.Status`.
+
+pub mod authn;
+pub mod authz;
+pub mod config;
+pub mod crd;
+pub mod error;
+pub mod handlers;
+pub mod meta;
+pub mod request;
+pub mod selector;
+pub mod server;
+pub mod storage;
+pub mod table;
+pub mod watch;

@@ -1,0 +1,52 @@
+//! The `crd-apiserver` binary: flags, logging, and the server's exit code.
+
+use clap::Parser;
+use crd_apiserver::config::{Cli, Command};
+use crd_apiserver::server::{dev, run};
+
+fn init_logging(format: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    if format == "json" {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let cli = Cli::parse();
+    let (flags, dev_pki) = match cli.command {
+        Some(Command::Dev(flags)) => match dev::prepare(flags) {
+            Ok((flags, pki)) => (flags, Some(pki)),
+            Err(e) => {
+                eprintln!("crd-apiserver: {e}");
+                std::process::exit(1);
+            }
+        },
+        None => (cli.serve, None),
+    };
+    init_logging(&flags.log_format);
+    let result = run::run(flags, |addr| {
+        // The first stdout line names the address, so scripts and tests can use port 0.
+        println!("crd-apiserver listening on https://{addr}");
+        if let Some(pki) = &dev_pki {
+            match pki.write_kubeconfig(addr) {
+                Ok(()) => println!(
+                    "dev mode: try\n  kubectl --kubeconfig {} get crontabs",
+                    pki.kubeconfig.display()
+                ),
+                Err(e) => eprintln!("crd-apiserver: writing the dev kubeconfig: {e}"),
+            }
+        }
+    })
+    .await;
+    if let Err(e) = result {
+        eprintln!("crd-apiserver: {e}");
+        std::process::exit(e.exit_code());
+    }
+}

@@ -1,0 +1,7 @@
+//! Request stage: pure parsing of what a request asks for, before authn/authz.
+
+pub mod body;
+pub mod continuation;
+pub mod info;
+pub mod negotiate;
+pub mod options;

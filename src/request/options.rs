@@ -1,0 +1,161 @@
+//! Query options: list/watch options, write options (dryRun, fieldValidation), delete options.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::error::ApiError;
+use crate::request::info::query_bool;
+use crate::selector::field::FieldSelector;
+use crate::selector::label::LabelSelector;
+
+/// `resourceVersionMatch` on lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResourceVersionMatch {
+    Unset,
+    Exact,
+    NotOlderThan,
+}
+
+/// Options of list and watch requests (metav1.ListOptions).
+#[derive(Debug)]
+pub struct ListOptions {
+    pub label_selector: LabelSelector,
+    pub field_selector: FieldSelector,
+    pub resource_version: String,
+    pub resource_version_match: ResourceVersionMatch,
+    pub limit: usize,
+    pub continue_token: String,
+    pub allow_watch_bookmarks: bool,
+    pub timeout: Option<Duration>,
+    pub send_initial_events: Option<bool>,
+}
+
+/// Options of writes (create, update, patch, delete).
+#[derive(Debug, Default, Clone)]
+pub struct WriteOptions {
+    pub dry_run: bool,
+}
+
+fn int_param(name: &str, value: &str) -> Result<i64, ApiError> {
+    value.parse::<i64>().map_err(|_| {
+        ApiError::BadRequest(format!(
+            "invalid value for {name}: strconv.ParseInt: parsing {value:?}: invalid syntax"
+        ))
+    })
+}
+
+impl ListOptions {
+    pub fn from_query(pairs: &[(String, String)]) -> Result<ListOptions, ApiError> {
+        let mut o = ListOptions {
+            label_selector: LabelSelector::default(),
+            field_selector: FieldSelector::default(),
+            resource_version: String::new(),
+            resource_version_match: ResourceVersionMatch::Unset,
+            limit: 0,
+            continue_token: String::new(),
+            allow_watch_bookmarks: false,
+            timeout: None,
+            send_initial_events: None,
+        };
+        for (k, v) in pairs {
+            match k.as_str() {
+                "labelSelector" => {
+                    o.label_selector =
+                        LabelSelector::parse(v).map_err(|e| ApiError::BadRequest(e.to_string()))?
+                }
+                "fieldSelector" => {
+                    o.field_selector =
+                        FieldSelector::parse(v).map_err(|e| ApiError::BadRequest(e.to_string()))?
+                }
+                "resourceVersion" => o.resource_version = v.clone(),
+                "resourceVersionMatch" => {
+                    o.resource_version_match = match v.as_str() {
+                        "" => ResourceVersionMatch::Unset,
+                        "Exact" => ResourceVersionMatch::Exact,
+                        "NotOlderThan" => ResourceVersionMatch::NotOlderThan,
+                        other => {
+                            return Err(ApiError::BadRequest(format!(
+                                "resourceVersionMatch: Unsupported value: {other:?}: supported values: \"Exact\", \"NotOlderThan\", \"\""
+                            )));
+                        }
+                    }
+                }
+                "limit" => o.limit = int_param("limit", v)?.max(0) as usize,
+                "continue" => o.continue_token = v.clone(),
+                "allowWatchBookmarks" => o.allow_watch_bookmarks = query_bool(v),
+                "timeoutSeconds" => {
+                    let secs = int_param("timeoutSeconds", v)?;
+                    o.timeout = (secs > 0).then(|| Duration::from_secs(secs as u64));
+                }
+                "sendInitialEvents" => o.send_initial_events = Some(query_bool(v)),
+                _ => {}
+            }
+        }
+        Ok(o)
+    }
+}
+
+impl WriteOptions {
+    /// `dryRun=All` (the only value kube accepts).
+    pub fn from_query(pairs: &[(String, String)]) -> Result<WriteOptions, ApiError> {
+        let mut o = WriteOptions::default();
+        for (k, v) in pairs {
+            if k == "dryRun" {
+                match v.as_str() {
+                    "All" => o.dry_run = true,
+                    other => {
+                        return Err(ApiError::BadRequest(format!(
+                            "dryRun: Unsupported value: {other:?}: supported values: \"All\""
+                        )));
+                    }
+                }
+            }
+            if k == "fieldValidation" && !matches!(v.as_str(), "" | "Ignore" | "Warn" | "Strict") {
+                return Err(ApiError::BadRequest(format!(
+                    "Invalid field validation directive: {v:?}, valid values are Strict, Warn, Ignore"
+                )));
+            }
+        }
+        Ok(o)
+    }
+}
+
+/// Preconditions of a delete (metav1.DeleteOptions.preconditions).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Preconditions {
+    pub uid: Option<String>,
+    pub resource_version: Option<String>,
+}
+
+/// What a delete request asks for: preconditions and dry run, from the body or the query.
+#[derive(Debug, Default, Clone)]
+pub struct DeleteOptions {
+    pub preconditions: Preconditions,
+    pub dry_run: bool,
+}
+
+impl DeleteOptions {
+    /// Query parameters first, then an optional DeleteOptions body.
+    pub fn parse(
+        pairs: &[(String, String)],
+        body: Option<&Value>,
+    ) -> Result<DeleteOptions, ApiError> {
+        let mut o = DeleteOptions {
+            dry_run: WriteOptions::from_query(pairs)?.dry_run,
+            ..DeleteOptions::default()
+        };
+        let Some(body) = body else { return Ok(o) };
+        if let Some(pre) = body.get("preconditions") {
+            o.preconditions.uid = pre.get("uid").and_then(Value::as_str).map(str::to_string);
+            o.preconditions.resource_version = pre
+                .get("resourceVersion")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+        }
+        if let Some(dry) = body.get("dryRun").and_then(Value::as_array) {
+            o.dry_run |= dry.iter().any(|v| v == "All");
+        }
+        Ok(o)
+    }
+}

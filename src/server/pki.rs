@@ -1,0 +1,165 @@
+//! Certificates this server makes itself: the self-signed serving certificate written to
+//! `--cert-dir`, and the dev-mode PKI (serving CA, client CA, admin client certificate).
+
+use std::path::{Path, PathBuf};
+
+use rcgen::{
+    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
+    Issuer, KeyPair, KeyUsagePurpose, SanType,
+};
+
+/// Why a certificate could not be made or written.
+#[derive(Debug, thiserror::Error)]
+pub enum PkiError {
+    #[error("generating a certificate: {0}")]
+    Generate(#[from] rcgen::Error),
+    #[error("writing {path}: {source}")]
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// A certificate and its key, PEM-encoded.
+pub struct Pem {
+    pub cert: String,
+    pub key: String,
+}
+
+/// A CA that can sign leaves.
+pub struct Authority {
+    pub pem: Pem,
+    issuer: Issuer<'static, KeyPair>,
+}
+
+fn distinguished_name(cn: &str, orgs: &[&str]) -> DistinguishedName {
+    let mut dn = DistinguishedName::new();
+    dn.push(DnType::CommonName, cn);
+    for org in orgs {
+        dn.push(DnType::OrganizationName, *org);
+    }
+    dn
+}
+
+fn validity(params: &mut CertificateParams, days: i64) {
+    let now = time_now();
+    params.not_before = now - time::Duration::minutes(5);
+    params.not_after = now + time::Duration::days(days);
+}
+
+fn time_now() -> time::OffsetDateTime {
+    time::OffsetDateTime::now_utc()
+}
+
+/// A new self-signed CA.
+pub fn new_authority(cn: &str) -> Result<Authority, PkiError> {
+    let mut params = CertificateParams::default();
+    params.distinguished_name = distinguished_name(cn, &[]);
+    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    params.key_usages = vec![
+        KeyUsagePurpose::KeyCertSign,
+        KeyUsagePurpose::CrlSign,
+        KeyUsagePurpose::DigitalSignature,
+    ];
+    validity(&mut params, 3650);
+    let key = KeyPair::generate()?;
+    let cert = params.self_signed(&key)?;
+    let pem = Pem {
+        cert: cert.pem(),
+        key: key.serialize_pem(),
+    };
+    let issuer = Issuer::new(params, key);
+    Ok(Authority { pem, issuer })
+}
+
+/// What a leaf certificate is for.
+pub enum Leaf<'a> {
+    /// A serving certificate for these DNS names and IP addresses.
+    Serving { hosts: &'a [&'a str] },
+    /// A client certificate: CN = user, O = groups.
+    Client {
+        user: &'a str,
+        groups: &'a [&'a str],
+    },
+}
+
+impl Authority {
+    /// Signs a new leaf certificate.
+    pub fn issue(&self, leaf: Leaf<'_>) -> Result<Pem, PkiError> {
+        let mut params = CertificateParams::default();
+        params.key_usages = vec![
+            KeyUsagePurpose::DigitalSignature,
+            KeyUsagePurpose::KeyEncipherment,
+        ];
+        match leaf {
+            Leaf::Serving { hosts } => {
+                params.distinguished_name =
+                    distinguished_name(hosts.first().copied().unwrap_or("localhost"), &[]);
+                params.subject_alt_names = hosts.iter().filter_map(|h| san(h)).collect();
+                params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+            }
+            Leaf::Client { user, groups } => {
+                params.distinguished_name = distinguished_name(user, groups);
+                params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+            }
+        }
+        validity(&mut params, 365);
+        let key = KeyPair::generate()?;
+        let cert = params.signed_by(&key, &self.issuer)?;
+        Ok(Pem {
+            cert: cert.pem(),
+            key: key.serialize_pem(),
+        })
+    }
+}
+
+fn san(host: &str) -> Option<SanType> {
+    match host.parse::<std::net::IpAddr>() {
+        Ok(ip) => Some(SanType::IpAddress(ip)),
+        Err(_) => host.to_string().try_into().ok().map(SanType::DnsName),
+    }
+}
+
+/// Writes `name.crt` and `name.key` into `dir` (key mode 0600) and returns their paths.
+pub fn write_pair(dir: &Path, name: &str, pem: &Pem) -> Result<(PathBuf, PathBuf), PkiError> {
+    std::fs::create_dir_all(dir).map_err(|source| PkiError::Write {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    let cert = dir.join(format!("{name}.crt"));
+    let key = dir.join(format!("{name}.key"));
+    write_file(&cert, pem.cert.as_bytes(), 0o644)?;
+    write_file(&key, pem.key.as_bytes(), 0o600)?;
+    Ok((cert, key))
+}
+
+/// Writes a file with the given Unix mode.
+pub fn write_file(path: &Path, data: &[u8], mode: u32) -> Result<(), PkiError> {
+    use std::os::unix::fs::PermissionsExt;
+    let err = |source| PkiError::Write {
+        path: path.display().to_string(),
+        source,
+    };
+    std::fs::write(path, data).map_err(err)?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).map_err(err)
+}
+
+/// The serving pair in `cert_dir`, generating a self-signed one (CA + leaf for the
+/// loopback names and this host) when it is absent, as k8s.io/apiserver does.
+pub fn self_signed_serving(cert_dir: &Path) -> Result<(PathBuf, PathBuf), PkiError> {
+    let cert = cert_dir.join("apiserver.crt");
+    let key = cert_dir.join("apiserver.key");
+    if cert.exists() && key.exists() {
+        return Ok((cert, key));
+    }
+    let ca = new_authority("crd-apiserver-ca")?;
+    let leaf = ca.issue(Leaf::Serving {
+        hosts: &["localhost", "127.0.0.1", "::1"],
+    })?;
+    // The chain file holds the leaf then its CA, so clients can pin the CA.
+    let chained = Pem {
+        cert: format!("{}{}", leaf.cert, ca.pem.cert),
+        key: leaf.key,
+    };
+    write_pair(cert_dir, "apiserver", &chained)
+}

@@ -1,0 +1,140 @@
+//! Start-up: flags → CRD catalog → store → TLS → authn → serving state → listener, in
+//! that order, so that a bad definition fails before anything is opened.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio_rustls::TlsAcceptor;
+
+use crate::authn::{Authenticator, x509::X509Authenticator};
+use crate::config::ServeFlags;
+use crate::crd::catalog::Catalog;
+use crate::handlers::AppState;
+use crate::handlers::state::Lifecycle;
+use crate::server::{accept, pki, shutdown, tls};
+use crate::storage::Store;
+use crate::storage::embedded::EmbeddedStore;
+use crate::storage::key::KeyLayout;
+
+/// Why the server could not start; `exit_code` follows sysexits (64 = bad input).
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("invalid CustomResourceDefinitions:\n{0}")]
+    Definitions(String),
+    #[error("invalid configuration: {0}")]
+    Config(String),
+    #[error(transparent)]
+    Tls(#[from] tls::TlsError),
+    #[error(transparent)]
+    Pki(#[from] pki::PkiError),
+    #[error("opening the store: {0}")]
+    Store(#[from] crate::storage::StorageError),
+    #[error("listening on {addr}: {source}")]
+    Listen {
+        addr: String,
+        source: std::io::Error,
+    },
+}
+
+impl StartError {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            StartError::Definitions(_) | StartError::Config(_) => 64,
+            _ => 1,
+        }
+    }
+}
+
+/// Loads, checks and compiles the CRDs into the served catalog.
+pub fn load_catalog(paths: &[PathBuf]) -> Result<Catalog, StartError> {
+    if paths.is_empty() {
+        return Err(StartError::Config("--crd-dir is required".into()));
+    }
+    let loaded =
+        crate::crd::load::load_paths(paths).map_err(|e| StartError::Definitions(e.to_string()))?;
+    crate::crd::check::check_all(&loaded).map_err(|e| StartError::Definitions(e.to_string()))?;
+    let crds: Vec<_> = loaded.into_iter().map(|l| l.crd).collect();
+    Catalog::build(&crds).map_err(StartError::Definitions)
+}
+
+/// Serving TLS from the flags, or a self-signed pair in `--cert-dir`.
+fn acceptor(flags: &ServeFlags) -> Result<TlsAcceptor, StartError> {
+    let (cert, key) = match (&flags.tls_cert_file, &flags.tls_private_key_file) {
+        (Some(c), Some(k)) => (c.clone(), k.clone()),
+        (None, None) => pki::self_signed_serving(&flags.cert_dir)?,
+        _ => {
+            return Err(StartError::Config(
+                "--tls-cert-file and --tls-private-key-file must be given together".into(),
+            ));
+        }
+    };
+    let config = tls::server_config(tls::read_certs(&cert)?, tls::read_key(&key)?)?;
+    Ok(TlsAcceptor::from(Arc::new(config)))
+}
+
+fn authenticator(flags: &ServeFlags) -> Result<Authenticator, StartError> {
+    let x509 = match &flags.client_ca_file {
+        Some(path) => {
+            Some(X509Authenticator::new(&tls::read_certs(path)?).map_err(StartError::Config)?)
+        }
+        None => None,
+    };
+    Ok(Authenticator::new(x509))
+}
+
+/// Runs the server until SIGTERM/SIGINT; `on_listening` learns the bound address first.
+pub async fn run(
+    flags: ServeFlags,
+    on_listening: impl FnOnce(std::net::SocketAddr),
+) -> Result<(), StartError> {
+    tls::install_crypto_provider();
+    let catalog = load_catalog(&flags.crd_dir)?;
+    let acceptor = acceptor(&flags)?;
+    let authenticator = authenticator(&flags)?;
+    let store: Arc<dyn Store> = EmbeddedStore::open(&flags.data_dir)?;
+    let state = Arc::new(AppState {
+        catalog: Arc::new(catalog),
+        store: store.clone(),
+        keys: KeyLayout::new(&flags.etcd_prefix),
+        authenticator,
+        lifecycle: Lifecycle::default(),
+        bookmark_interval: flags.bookmark_interval,
+    });
+    if !flags.compaction_interval.is_zero() {
+        tokio::spawn(compact_periodically(store, flags.compaction_interval));
+    }
+    let addr = flags.listen_addr();
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|source| StartError::Listen {
+            addr: addr.to_string(),
+            source,
+        })?;
+    let bound = listener.local_addr().map_err(|source| StartError::Listen {
+        addr: addr.to_string(),
+        source,
+    })?;
+    tracing::info!(address = %bound, resources = state.catalog.resources().len(), "serving");
+    on_listening(bound);
+    let stop = shutdown::begin(state.clone());
+    accept::serve(listener, acceptor, state, stop, flags.shutdown_timeout).await;
+    Ok(())
+}
+
+/// kube's compaction schedule: every interval, compact to the revision seen one interval
+/// earlier, so watchers always have at least one interval of history to resume from.
+async fn compact_periodically(store: Arc<dyn Store>, every: Duration) {
+    let mut previous: Option<i64> = None;
+    let mut ticker = tokio::time::interval(every);
+    loop {
+        ticker.tick().await;
+        if let Some(rev) = previous.filter(|r| *r > 0) {
+            if let Err(e) = store.compact(rev).await {
+                tracing::debug!(revision = rev, error = %e, "compaction skipped");
+            }
+        }
+        previous = store.current_revision().await.ok();
+    }
+}

@@ -1,0 +1,218 @@
+//! Embedded storage backend: an etcd-like MVCC store in one redb file, with watches.
+//!
+//! Every write runs in its own durable redb transaction under one async lock, so
+//! revisions are gap-free; after the commit, still under the lock, the event goes to a
+//! broadcast channel, so live events are published in revision order. Watches replay
+//! history from the durable log (see the `tables` module) and then follow the channel.
+//! All redb calls run on the blocking pool.
+
+mod tables;
+mod watch;
+mod write;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::Duration;
+
+use redb::{Database, ReadTransaction, ReadableDatabase};
+use tokio::sync::{Mutex, broadcast};
+
+use self::tables::{INITIAL_REVISION, backend};
+use self::write::Write;
+use super::{Event, KeyValue, RangeRequest, RangeResult, Result, Revision, Store, WatchStream};
+
+/// The database file inside the store's directory.
+const FILE_NAME: &str = "store.redb";
+
+/// Live events buffered per watcher before it counts as lagging (it then replays the gap).
+const CHANNEL_CAPACITY: usize = 1024;
+
+/// What watch streams share with the store; they hold it weakly so dropping the store
+/// closes the database.
+struct Shared {
+    db: Database,
+    /// The latest revision sent to the broadcast channel.
+    published: AtomicI64,
+}
+
+/// The embedded [`Store`]: a redb database in a directory of its own.
+pub struct EmbeddedStore {
+    shared: Arc<Shared>,
+    events: broadcast::Sender<Arc<Event>>,
+    writer: Arc<Mutex<()>>,
+}
+
+impl EmbeddedStore {
+    /// Opens (or creates) the store in `dir`, creating the directory if needed.
+    /// Reopening a directory keeps every key and the revision counter.
+    pub fn open(dir: &Path) -> Result<Arc<EmbeddedStore>> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| backend(format!("cannot create {}: {e}", dir.display())))?;
+        let db = Database::create(dir.join(FILE_NAME)).map_err(backend)?;
+        let revision = initialize(&db)?;
+        let (events, _) = broadcast::channel(CHANNEL_CAPACITY);
+        Ok(Arc::new(EmbeddedStore {
+            shared: Arc::new(Shared {
+                db,
+                published: AtomicI64::new(revision),
+            }),
+            events,
+            writer: Arc::new(Mutex::new(())),
+        }))
+    }
+
+    /// Runs a read transaction on the blocking pool.
+    async fn read<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&ReadTransaction) -> Result<T> + Send + 'static,
+    {
+        read_with(self.shared.clone(), f).await
+    }
+
+    /// Commits one write, then publishes its event, all under the writer lock. The lock
+    /// guard moves into the blocking task, so a cancelled caller cannot reorder events.
+    async fn write(&self, write: Write) -> Result<Event> {
+        let guard = self.writer.clone().lock_owned().await;
+        let shared = self.shared.clone();
+        let events = self.events.clone();
+        blocking(move || {
+            let _guard = guard;
+            let txn = shared.db.begin_write().map_err(backend)?;
+            let event = match write::apply(&txn, write) {
+                Ok(event) => event,
+                Err(err) => {
+                    txn.abort().map_err(backend)?;
+                    return Err(err);
+                }
+            };
+            txn.commit().map_err(backend)?;
+            let rev = event.revision();
+            // No receivers is not an error: nobody is watching.
+            let _ = events.send(Arc::new(event.clone()));
+            shared.published.store(rev, Ordering::Release);
+            Ok(event)
+        })
+        .await
+    }
+}
+
+/// Creates the tables and counters of a new database; returns the current revision.
+fn initialize(db: &Database) -> Result<Revision> {
+    let txn = db.begin_write().map_err(backend)?;
+    let revision = {
+        let mut meta = txn.open_table(tables::META).map_err(backend)?;
+        let counters = tables::counters(&meta)?;
+        if counters.revision == INITIAL_REVISION {
+            meta.insert(tables::REVISION, INITIAL_REVISION)
+                .map_err(backend)?;
+        }
+        txn.open_table(tables::CURRENT).map_err(backend)?;
+        txn.open_table(tables::HISTORY).map_err(backend)?;
+        txn.open_table(tables::LOG).map_err(backend)?;
+        counters.revision
+    };
+    txn.commit().map_err(backend)?;
+    Ok(revision)
+}
+
+async fn blocking<T, F>(f: F) -> Result<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T> + Send + 'static,
+{
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| backend(format!("storage task failed: {e}")))?
+}
+
+async fn read_with<T, F>(shared: Arc<Shared>, f: F) -> Result<T>
+where
+    T: Send + 'static,
+    F: FnOnce(&ReadTransaction) -> Result<T> + Send + 'static,
+{
+    blocking(move || f(&shared.db.begin_read().map_err(backend)?)).await
+}
+
+#[async_trait::async_trait]
+impl Store for EmbeddedStore {
+    async fn get(&self, key: &str) -> Result<Option<KeyValue>> {
+        let key = key.to_string();
+        self.read(move |txn| tables::get(txn, &key)).await
+    }
+
+    async fn range(&self, req: RangeRequest) -> Result<RangeResult> {
+        self.read(move |txn| tables::range(txn, &req)).await
+    }
+
+    async fn create(&self, key: &str, value: Vec<u8>) -> Result<Revision> {
+        let key = key.to_string();
+        Ok(self.write(Write::Create { key, value }).await?.revision())
+    }
+
+    async fn update(&self, key: &str, value: Vec<u8>, expected: Revision) -> Result<Revision> {
+        let key = key.to_string();
+        Ok(self
+            .write(Write::Update {
+                key,
+                value,
+                expected,
+            })
+            .await?
+            .revision())
+    }
+
+    async fn delete(&self, key: &str, expected: Revision) -> Result<KeyValue> {
+        let key = key.to_string();
+        match self.write(Write::Delete { key, expected }).await? {
+            Event::Delete { kv } => Ok(kv),
+            other => Err(backend(format!("delete produced {other:?}"))),
+        }
+    }
+
+    async fn watch(
+        &self,
+        prefix: &str,
+        after: Revision,
+        progress_every: Duration,
+    ) -> Result<WatchStream> {
+        watch::open(self, prefix, after, progress_every).await
+    }
+
+    async fn current_revision(&self) -> Result<Revision> {
+        self.read(|txn| Ok(tables::read_counters(txn)?.revision))
+            .await
+    }
+
+    async fn compact(&self, revision: Revision) -> Result<()> {
+        let guard = self.writer.clone().lock_owned().await;
+        let shared = self.shared.clone();
+        blocking(move || {
+            let _guard = guard;
+            let txn = shared.db.begin_write().map_err(backend)?;
+            if let Err(err) = write::compact(&txn, revision) {
+                txn.abort().map_err(backend)?;
+                return Err(err);
+            }
+            txn.commit().map_err(backend)
+        })
+        .await
+    }
+
+    async fn compacted_revision(&self) -> Result<Revision> {
+        self.read(|txn| Ok(tables::read_counters(txn)?.compacted))
+            .await
+    }
+
+    async fn check(&self) -> Result<()> {
+        self.read(|txn| tables::read_counters(txn).map(|_| ()))
+            .await
+    }
+}
+
+impl std::fmt::Debug for EmbeddedStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EmbeddedStore").finish_non_exhaustive()
+    }
+}

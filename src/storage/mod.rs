@@ -1,0 +1,161 @@
+//! Storage stage: a revisioned key/value store with compare-and-swap on mod revision.
+//!
+//! The contract mirrors etcd v3 so that the embedded backend and the etcd backend are
+//! interchangeable and pass one conformance suite (`tests/common/conformance.rs`):
+//! - one global revision that increases by one with every successful write;
+//! - values are opaque bytes (the JSON object without `metadata.resourceVersion`; the
+//!   handlers set it from `mod_revision` on the way out, as kube's etcd3 store does);
+//! - watches deliver every event after a revision, in revision order, exactly once;
+//! - compaction forgets history before a revision: reads and watches there are `Compacted`.
+
+pub mod embedded;
+pub mod key;
+
+use std::pin::Pin;
+
+use futures::Stream;
+
+/// A store revision; revision 0 means "the current one" where a read takes one.
+pub type Revision = i64;
+
+/// One stored key at one revision.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyValue {
+    pub key: String,
+    pub value: Vec<u8>,
+    /// Revision of the write that created this key (since its last deletion).
+    pub create_revision: Revision,
+    /// Revision of the last write to this key.
+    pub mod_revision: Revision,
+}
+
+/// A range read: keys under `prefix`, from `start_key` on, at one revision.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RangeRequest {
+    /// Keys must start with this string.
+    pub prefix: String,
+    /// First key to return (inclusive); `None` starts at the prefix.
+    pub start_key: Option<String>,
+    /// Maximum number of keys; 0 means no limit.
+    pub limit: usize,
+    /// Revision to read at; 0 reads the current revision.
+    pub revision: Revision,
+}
+
+/// The answer to a [`RangeRequest`], sorted by key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RangeResult {
+    pub kvs: Vec<KeyValue>,
+    /// True when keys under the prefix remain after the last one returned.
+    pub more: bool,
+    /// The revision the range was read at (the current revision when 0 was asked).
+    pub revision: Revision,
+}
+
+/// What happened to a key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A create or an update. `kv.create_revision == kv.mod_revision` on create.
+    Put {
+        kv: KeyValue,
+        /// The value before this write; `None` on create.
+        prev_value: Option<Vec<u8>>,
+    },
+    /// A delete: `kv.value` is the last value, `kv.mod_revision` the delete's revision.
+    Delete { kv: KeyValue },
+    /// Every event up to this revision has been delivered (becomes a watch bookmark).
+    Progress { revision: Revision },
+}
+
+impl Event {
+    /// The revision the event happened at.
+    pub fn revision(&self) -> Revision {
+        match self {
+            Event::Put { kv, .. } | Event::Delete { kv } => kv.mod_revision,
+            Event::Progress { revision } => *revision,
+        }
+    }
+}
+
+/// A stream of events; it ends with an error when the watch cannot go on.
+pub type WatchStream = Pin<Box<dyn Stream<Item = Result<Event, StorageError>> + Send>>;
+
+/// Why a storage call failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StorageError {
+    /// Create of a key that exists.
+    #[error("key {key} already exists")]
+    AlreadyExists { key: String },
+    /// Update or delete of a key that does not exist.
+    #[error("key {key} not found")]
+    NotFound { key: String },
+    /// Update or delete whose expected mod revision is not the key's; carries the current value.
+    #[error("key {key} was modified")]
+    Conflict { key: String, current: Box<KeyValue> },
+    /// A read or watch at a revision older than the compacted revision.
+    #[error("required revision {requested} has been compacted (compacted to {compacted})")]
+    Compacted {
+        requested: Revision,
+        compacted: Revision,
+    },
+    /// A read at a revision that does not exist yet.
+    #[error("revision {requested} is newer than the current revision {current}")]
+    FutureRevision {
+        requested: Revision,
+        current: Revision,
+    },
+    /// The backend cannot be reached or is shutting down.
+    #[error("storage unavailable: {0}")]
+    Unavailable(String),
+    /// The backend did not answer within the request timeout.
+    #[error("storage request timed out: {0}")]
+    Timeout(String),
+    /// Any other backend failure (I/O, corruption).
+    #[error("storage backend failed: {0}")]
+    Backend(String),
+}
+
+pub type Result<T, E = StorageError> = std::result::Result<T, E>;
+
+/// The storage contract. Implementations must be cheap to share (`Arc<dyn Store>`).
+#[async_trait::async_trait]
+pub trait Store: Send + Sync + 'static {
+    /// The key at the current revision, if present.
+    async fn get(&self, key: &str) -> Result<Option<KeyValue>>;
+
+    /// Keys under a prefix at one revision (see [`RangeRequest`]).
+    async fn range(&self, req: RangeRequest) -> Result<RangeResult>;
+
+    /// Writes a new key; `AlreadyExists` if present. Returns the write's revision.
+    async fn create(&self, key: &str, value: Vec<u8>) -> Result<Revision>;
+
+    /// Replaces a key whose mod revision is `expected`; `Conflict` (with the current
+    /// value) if it is not, `NotFound` if the key is absent. Returns the write's revision.
+    async fn update(&self, key: &str, value: Vec<u8>, expected: Revision) -> Result<Revision>;
+
+    /// Deletes a key whose mod revision is `expected` (0 = unconditionally).
+    /// Returns the deleted key-value with `mod_revision` set to the delete's revision.
+    async fn delete(&self, key: &str, expected: Revision) -> Result<KeyValue>;
+
+    /// Every event on keys under `prefix` with revision > `after`, in order, then live ones.
+    /// `after = 0` starts at the current revision. `Compacted` if `after + 1` was compacted.
+    /// The stream also yields `Progress` about once per `progress_every` while idle.
+    async fn watch(
+        &self,
+        prefix: &str,
+        after: Revision,
+        progress_every: std::time::Duration,
+    ) -> Result<WatchStream>;
+
+    /// The latest revision.
+    async fn current_revision(&self) -> Result<Revision>;
+
+    /// Forgets history before `revision` (reads at `revision` still work).
+    async fn compact(&self, revision: Revision) -> Result<()>;
+
+    /// The oldest revision still readable (0 or 1 when nothing was compacted).
+    async fn compacted_revision(&self) -> Result<Revision>;
+
+    /// A cheap round trip to the backend, for `/readyz`.
+    async fn check(&self) -> Result<()>;
+}

@@ -1,0 +1,207 @@
+//! Test fixture: starts the real `crd-apiserver` binary in dev mode on 127.0.0.1:0 with a
+//! temporary data dir and PKI, and talks to it over real TLS (reqwest, kubectl).
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+
+pub const KUBECTL: &str = "/usr/bin/kubectl";
+
+/// The repository root (manifests live there).
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A running server process; SIGKILLed on drop if still running.
+pub struct Server {
+    child: Option<Child>,
+    pub addr: SocketAddr,
+    pub dir: Arc<tempfile::TempDir>,
+    pub pki: PathBuf,
+    pub data: PathBuf,
+    extra: Vec<String>,
+    stdout: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Server {
+    /// Dev mode with the example CRDs.
+    pub fn start() -> Server {
+        Self::start_with(&[])
+    }
+
+    /// Dev mode with extra flags.
+    pub fn start_with(extra: &[&str]) -> Server {
+        let dir = Arc::new(tempfile::tempdir().expect("tempdir"));
+        Self::spawn(dir, extra.iter().map(|s| s.to_string()).collect())
+    }
+
+    fn spawn(dir: Arc<tempfile::TempDir>, extra: Vec<String>) -> Server {
+        let pki = dir.path().join("pki");
+        let data = dir.path().join("data");
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_crd-apiserver"));
+        cmd.current_dir(repo_root())
+            .arg("dev")
+            .args(["--secure-port", "0", "--bind-address", "127.0.0.1"])
+            .arg("--dev-pki-dir")
+            .arg(&pki)
+            .arg("--data-dir")
+            .arg(&data)
+            .args(&extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        let mut child = cmd.spawn().expect("spawn crd-apiserver");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let reader = std::thread::spawn(move || {
+            let mut lines = BufReader::new(stdout).lines();
+            if let Some(Ok(line)) = lines.next() {
+                let _ = tx.send(line);
+            }
+            for _ in lines {}
+        });
+        let line = rx
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| {
+                panic!(
+                    "crd-apiserver did not report its address (exit: {:?})",
+                    child.try_wait()
+                )
+            });
+        let addr = line
+            .rsplit("https://")
+            .next()
+            .and_then(|a| a.trim().parse().ok())
+            .unwrap_or_else(|| panic!("unexpected first line: {line}"));
+        Server {
+            child: Some(child),
+            addr,
+            dir,
+            pki,
+            data,
+            extra,
+            stdout: Some(reader),
+        }
+    }
+
+    /// Stops with SIGTERM and waits for the exit status.
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        let mut child = self.child.take().expect("running");
+        let status = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+        let exit = child.wait().expect("wait");
+        if let Some(h) = self.stdout.take() {
+            let _ = h.join();
+        }
+        exit
+    }
+
+    /// Stops and starts again on the same data dir and PKI.
+    pub fn restart(mut self) -> Server {
+        self.terminate();
+        let dir = self.dir.clone();
+        let extra = std::mem::take(&mut self.extra);
+        Self::spawn(dir, extra)
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("https://{}{}", self.addr, path)
+    }
+
+    pub fn kubeconfig(&self) -> PathBuf {
+        self.pki.join("kubeconfig")
+    }
+
+    /// A client with the dev admin certificate (system:masters).
+    pub fn client(&self) -> reqwest::Client {
+        client_with(&self.pki, Some(("admin.crt", "admin.key")))
+    }
+
+    /// A client with no client certificate.
+    pub fn anonymous(&self) -> reqwest::Client {
+        client_with(&self.pki, None)
+    }
+
+    /// Runs the real kubectl against this server.
+    pub fn kubectl(&self, args: &[&str]) -> Output {
+        kubectl_at(&self.kubeconfig(), args)
+    }
+
+    /// kubectl that must succeed; returns stdout.
+    pub fn kubectl_ok(&self, args: &[&str]) -> String {
+        let out = self.kubectl(args);
+        assert!(
+            out.status.success(),
+            "kubectl {args:?} failed: {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout)
+        );
+        String::from_utf8(out.stdout).expect("utf8")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// kubectl must be installed; a missing one is a loud failure with the install hint.
+pub fn kubectl_at(kubeconfig: &Path, args: &[&str]) -> Output {
+    assert!(
+        Path::new(KUBECTL).exists(),
+        "kubectl is required at {KUBECTL}: install it with `hack/install-deps.sh` (Debian package kubernetes-client)"
+    );
+    Command::new(KUBECTL)
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .output()
+        .expect("run kubectl")
+}
+
+pub fn client_with(pki: &Path, identity: Option<(&str, &str)>) -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let mut roots = rustls::RootCertStore::empty();
+    for ca in CertificateDer::pem_file_iter(pki.join("serving-ca.crt")).expect("ca") {
+        roots.add(ca.expect("ca pem")).expect("add root");
+    }
+    let builder = rustls::ClientConfig::builder().with_root_certificates(roots);
+    let config = match identity {
+        Some((cert, key)) => {
+            let chain: Vec<_> = CertificateDer::pem_file_iter(pki.join(cert))
+                .expect("cert")
+                .map(|c| c.expect("cert pem"))
+                .collect();
+            let key = PrivateKeyDer::from_pem_file(pki.join(key)).expect("key");
+            builder
+                .with_client_auth_cert(chain, key)
+                .expect("client auth")
+        }
+        None => builder.with_no_client_auth(),
+    };
+    reqwest::Client::builder()
+        .use_preconfigured_tls(config)
+        .timeout(Duration::from_secs(30))
+        .build()
+        .expect("client")
+}
+
+/// Writes a file into the server's temp dir and returns its path.
+pub fn write_temp(server: &Server, name: &str, contents: &str) -> PathBuf {
+    let path = server.dir.path().join(name);
+    std::fs::write(&path, contents).expect("write temp file");
+    path
+}
