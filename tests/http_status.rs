@@ -130,12 +130,23 @@ async fn unknown_paths_and_objects_not_found() {
 async fn unsupported_verbs_method_not_allowed() {
     let server = Server::start();
     let c = server.client();
-    // POST to a named object and PUT to a collection are not routes kube serves.
-    let (code, body) = send(c.post(server.url(&format!("{CT}/a"))).json(&crontab("a"))).await;
+    send(c.post(server.url(CT)).json(&crontab("a"))).await;
+    // Deleting a subresource is not a verb kube serves.
+    let (code, body) = send(c.delete(server.url(&format!("{CT}/a/status")))).await;
     assert_eq!(code, 405, "{body}");
-    assert_eq!(body["reason"], "MethodNotAllowed");
+    assert_status(
+        &body,
+        405,
+        "MethodNotAllowed",
+        "delete is not supported on resources of kind \"crontabs.stable.example.com/status\"",
+    );
+    // PUT to a collection names no object: kube's 400.
     let (code, body) = send(c.put(server.url(CT)).json(&crontab("a"))).await;
-    assert_eq!(code, 405, "{body}");
+    assert_eq!(code, 400, "{body}");
+    assert_status(&body, 400, "BadRequest", "name must be provided");
+    // A subresource the version does not have is not found.
+    let (code, _) = send(c.get(server.url("/apis/example.org/v1/widgets/w/status"))).await;
+    assert_eq!(code, 404);
 }
 
 #[tokio::test]

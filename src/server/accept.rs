@@ -6,9 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use http::{Method, Request, Response};
-use http_body_util::{BodyExt, Limited};
+use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder;
@@ -97,7 +97,7 @@ async fn handle(
     req: Request<Incoming>,
 ) -> Response<Body> {
     let (parts, body) = req.into_parts();
-    let body = read_body(&parts.method, &parts.headers, body).await;
+    let body = read_body(&parts.method, body).await;
     let path = parts.uri.path().to_string();
     let query = parts.uri.query().unwrap_or_default().to_string();
     handlers::serve(
@@ -113,31 +113,36 @@ async fn handle(
     .into_response()
 }
 
-async fn read_body(
-    method: &Method,
-    headers: &http::HeaderMap,
-    body: Incoming,
-) -> Result<Bytes, ApiError> {
+/// Bodies over the limit are still read (and dropped) up to this size, so the client
+/// receives the 413 instead of a reset connection.
+const DRAIN_LIMIT: usize = 16 * 1024 * 1024;
+
+async fn read_body(method: &Method, body: Incoming) -> Result<Bytes, ApiError> {
     if !matches!(
         *method,
         Method::POST | Method::PUT | Method::PATCH | Method::DELETE
     ) {
         return Ok(Bytes::new());
     }
-    let declared = headers
-        .get(http::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
+    let mut body = body;
+    let mut buf = BytesMut::new();
+    let mut seen = 0usize;
+    while let Some(frame) = body.frame().await {
+        let frame = frame
+            .map_err(|e| ApiError::BadRequest(format!("error reading the request body: {e}")))?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        seen += data.len();
+        if seen > DRAIN_LIMIT {
+            break;
+        }
+        if seen <= MAX_BODY_BYTES {
+            buf.extend_from_slice(&data);
+        }
+    }
+    if seen > MAX_BODY_BYTES {
         return Err(ApiError::RequestEntityTooLarge(MAX_BODY_BYTES));
     }
-    match Limited::new(body, MAX_BODY_BYTES).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
-            Err(ApiError::RequestEntityTooLarge(MAX_BODY_BYTES))
-        }
-        Err(e) => Err(ApiError::BadRequest(format!(
-            "error reading the request body: {e}"
-        ))),
-    }
+    Ok(buf.freeze())
 }
