@@ -1,5 +1,7 @@
 //! HTTP-level Status answers: each error path returns kube's code, reason and message.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
+
 mod common;
 
 use std::time::Duration;

@@ -1,5 +1,7 @@
 //! The real kubectl against the dev server: the seeds' CronTab walk-through.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
+
 mod common;
 
 use std::io::{BufRead, BufReader};
@@ -182,11 +184,13 @@ fn kubectl_get_watch_shows_later_change() {
         if let Ok(line) = rx.recv_timeout(Duration::from_millis(200)) {
             if line.contains("*/9 * * * *") {
                 let _ = watch.kill();
+                let _ = watch.wait();
                 return;
             }
             seen.push(line);
         }
     }
     let _ = watch.kill();
+    let _ = watch.wait();
     panic!("kubectl get -w never showed the change; saw {seen:?}");
 }

@@ -1,6 +1,8 @@
 //! Durability: restarting on the same data dir keeps every object, and resourceVersions
 //! keep increasing; SIGTERM ends the process cleanly.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
+
 mod common;
 
 use common::Server;

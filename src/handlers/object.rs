@@ -77,16 +77,20 @@ pub fn check_preconditions(
         name: name.to_string(),
         message,
     };
-    if let Some(uid) = &pre.uid {
-        if uid != obj::uid(object) {
+    if let Some(uid) = &pre.uid
+        && uid != obj::uid(object)
+    {
+        {
             return Err(fail(format!(
                 "the UID in the precondition ({uid}) does not match the UID in record ({}). The object might have been deleted and then recreated",
                 obj::uid(object)
             )));
         }
     }
-    if let Some(rv) = &pre.resource_version {
-        if rv != obj::resource_version(object) {
+    if let Some(rv) = &pre.resource_version
+        && rv != obj::resource_version(object)
+    {
+        {
             return Err(fail(format!(
                 "the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record ({}). The object might have been modified",
                 obj::resource_version(object)

@@ -41,10 +41,10 @@ pub fn prepare_create(object: &mut Value, target: &WriteTarget<'_>) -> Result<()
     ] {
         obj::set_meta(object, cleared, None);
     }
-    if target.status_subresource {
-        if let Some(map) = object.as_object_mut() {
-            map.remove("status");
-        }
+    if target.status_subresource
+        && let Some(map) = object.as_object_mut()
+    {
+        map.remove("status");
     }
     names::validate_object_meta(object)
 }

@@ -130,10 +130,10 @@ async fn compact_periodically(store: Arc<dyn Store>, every: Duration) {
     let mut ticker = tokio::time::interval(every);
     loop {
         ticker.tick().await;
-        if let Some(rev) = previous.filter(|r| *r > 0) {
-            if let Err(e) = store.compact(rev).await {
-                tracing::debug!(revision = rev, error = %e, "compaction skipped");
-            }
+        if let Some(rev) = previous.filter(|r| *r > 0)
+            && let Err(e) = store.compact(rev).await
+        {
+            tracing::debug!(revision = rev, error = %e, "compaction skipped");
         }
         previous = store.current_revision().await.ok();
     }
