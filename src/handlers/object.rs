@@ -40,14 +40,14 @@ pub fn render_object(
     let representation = negotiate(call.header("accept"), NegotiationTarget::Object)?;
     let body = match representation {
         Representation::Table => {
-            let include = crate::handlers::collection::include_object(call)?;
-            let rv = obj::resource_version(&object).to_string();
-            ctx.version().table.table(
-                &[object],
-                json!({"resourceVersion": rv}),
-                include,
-                jiff::Timestamp::now(),
-            )
+            let include_object = crate::handlers::collection::include_object(call)?;
+            let options = crate::table::TableOptions {
+                include_object,
+                ..Default::default()
+            };
+            ctx.version()
+                .table
+                .table_for_object(&object, options, jiff::Timestamp::now())
         }
         _ => object,
     };

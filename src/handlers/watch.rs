@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures::StreamExt;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::error::ApiError;
@@ -19,7 +19,7 @@ use crate::handlers::{AppState, Call};
 use crate::request::negotiate::{Representation, Target as NegotiationTarget, negotiate};
 use crate::request::options::ListOptions;
 use crate::storage::{Event, Revision, StorageError};
-use crate::table::IncludeObject;
+use crate::table::{IncludeObject, TableOptions};
 use crate::watch::{EventType, bookmark, classify, encode};
 
 /// kube's default watch length is a random 30–60 minutes (min-request-timeout 1800s).
@@ -32,6 +32,8 @@ struct Watcher {
     options: ListOptions,
     table: Option<IncludeObject>,
     tx: mpsc::Sender<Result<Bytes, std::io::Error>>,
+    /// Table watches carry column definitions only in their first event, as kube's do.
+    headers_sent: std::sync::atomic::AtomicBool,
 }
 
 pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
@@ -73,6 +75,7 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
         options,
         table,
         tx,
+        headers_sent: std::sync::atomic::AtomicBool::new(false),
     };
     tokio::spawn(async move {
         let _ =
@@ -108,13 +111,22 @@ impl Watcher {
     /// Sends one event; false when the client has gone.
     async fn send(&self, event_type: EventType, object: &Value) -> bool {
         let object = match (self.table, event_type) {
-            (Some(include), EventType::Added | EventType::Modified | EventType::Deleted) => {
-                self.ctx.version().table.table(
-                    std::slice::from_ref(object),
-                    json!({"resourceVersion": crate::meta::object::resource_version(object)}),
-                    include,
-                    jiff::Timestamp::now(),
-                )
+            (
+                Some(include_object),
+                EventType::Added | EventType::Modified | EventType::Deleted | EventType::Bookmark,
+            ) => {
+                let no_headers = self
+                    .headers_sent
+                    .swap(true, std::sync::atomic::Ordering::Relaxed);
+                let options = TableOptions {
+                    include_object,
+                    no_headers,
+                    ..TableOptions::default()
+                };
+                self.ctx
+                    .version()
+                    .table
+                    .table_for_object(object, options, jiff::Timestamp::now())
             }
             _ => object.clone(),
         };

@@ -1,0 +1,284 @@
+//! Object semantics over HTTPS: metadata on create, generation and the status
+//! subresource, finalizers, preconditions, dryRun, YAML bodies, versions and scope.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
+
+mod common;
+
+use common::Server;
+use serde_json::{Value, json};
+
+const CT: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
+
+async fn send(req: reqwest::RequestBuilder) -> (u16, Value) {
+    let resp = req.send().await.expect("request");
+    let code = resp.status().as_u16();
+    (code, resp.json::<Value>().await.unwrap_or(Value::Null))
+}
+
+fn crontab(name: &str) -> Value {
+    json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+           "metadata": {"name": name}, "spec": {"cronSpec": "* * * * */5", "replicas": 1}})
+}
+
+fn merge(c: &reqwest::Client, url: String, patch: Value) -> reqwest::RequestBuilder {
+    c.patch(url)
+        .header("content-type", "application/merge-patch+json")
+        .body(patch.to_string())
+}
+
+#[tokio::test]
+async fn create_generate_name_fills_kube_metadata() {
+    let server = Server::start();
+    let c = server.client();
+    let body = json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+                      "metadata": {"generateName": "job-"}, "spec": {}, "status": {"replicas": 9}});
+    let (code, o) = send(c.post(server.url(CT)).json(&body)).await;
+    assert_eq!(code, 201, "{o}");
+    let name = o["metadata"]["name"].as_str().unwrap();
+    assert!(name.starts_with("job-") && name.len() == 9, "{name}");
+    assert_eq!(o["metadata"]["generation"], 1);
+    assert_eq!(o["metadata"]["namespace"], "default");
+    assert_eq!(o["metadata"]["uid"].as_str().unwrap().len(), 36);
+    assert!(
+        o["metadata"]["creationTimestamp"]
+            .as_str()
+            .unwrap()
+            .ends_with('Z')
+    );
+    assert!(
+        o.get("status").is_none(),
+        "status is not set on create when /status exists: {o}"
+    );
+    let (code, body) =
+        send(c.post(server.url(CT)).json(
+            &json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab", "metadata": {}}),
+        ))
+        .await;
+    assert_eq!(code, 422);
+    assert_eq!(
+        body["message"],
+        "CronTab.stable.example.com \"\" is invalid: metadata.name: Required value: name or generateName is required"
+    );
+    let (code, body) = send(c.post(server.url(CT)).json(&crontab("Bad_Name"))).await;
+    assert_eq!(code, 422, "{body}");
+    assert_eq!(body["details"]["causes"][0]["field"], "metadata.name");
+}
+
+#[tokio::test]
+async fn status_subresource_splits_spec_and_status_writes() {
+    let server = Server::start();
+    let c = server.client();
+    send(c.post(server.url(CT)).json(&crontab("a"))).await;
+    let url = server.url(&format!("{CT}/a"));
+    // Main resource: status ignored, spec change bumps generation.
+    let (_, o) = send(merge(
+        &c,
+        url.clone(),
+        json!({"spec": {"replicas": 2}, "status": {"replicas": 5}}),
+    ))
+    .await;
+    assert_eq!(o["metadata"]["generation"], 2);
+    assert!(o.get("status").is_none(), "{o}");
+    // Labels only: generation stays.
+    let (_, o) = send(merge(
+        &c,
+        url.clone(),
+        json!({"metadata": {"labels": {"x": "y"}}}),
+    ))
+    .await;
+    assert_eq!(o["metadata"]["generation"], 2);
+    // /status: only status changes.
+    let (code, o) = send(merge(
+        &c,
+        format!("{url}/status"),
+        json!({"spec": {"replicas": 7}, "status": {"replicas": 5}}),
+    ))
+    .await;
+    assert_eq!(code, 200, "{o}");
+    assert_eq!(o["status"]["replicas"], 5);
+    assert_eq!(o["spec"]["replicas"], 2);
+    assert_eq!(o["metadata"]["generation"], 2);
+    let (_, got) = send(c.get(format!("{url}/status"))).await;
+    assert_eq!(got["status"]["replicas"], 5);
+    // Scale reads both paths.
+    let (_, scale) = send(c.get(format!("{url}/scale"))).await;
+    assert_eq!(scale["kind"], "Scale");
+    assert_eq!(scale["spec"]["replicas"], 2);
+    assert_eq!(scale["status"]["replicas"], 5);
+    let (code, body) = send(merge(
+        &c,
+        format!("{url}/scale"),
+        json!({"spec": {"replicas": -1}}),
+    ))
+    .await;
+    assert_eq!(code, 422, "{body}");
+}
+
+#[tokio::test]
+async fn finalizers_mark_then_last_removal_deletes() {
+    let server = Server::start();
+    let c = server.client();
+    let mut o = crontab("f");
+    o["metadata"]["finalizers"] = json!(["example.com/hold"]);
+    send(c.post(server.url(CT)).json(&o)).await;
+    let url = server.url(&format!("{CT}/f"));
+    let (code, marked) = send(c.delete(url.clone())).await;
+    assert_eq!(code, 200);
+    assert!(
+        marked["metadata"]["deletionTimestamp"].is_string(),
+        "{marked}"
+    );
+    assert_eq!(marked["metadata"]["generation"], 2);
+    let (code, _) = send(c.get(url.clone())).await;
+    assert_eq!(code, 200, "still present while finalizers remain");
+    let (code, body) = send(merge(
+        &c,
+        url.clone(),
+        json!({"metadata": {"finalizers": ["example.com/hold", "new"]}}),
+    ))
+    .await;
+    assert_eq!(code, 422, "{body}");
+    let (code, _) = send(merge(
+        &c,
+        url.clone(),
+        json!({"metadata": {"finalizers": null}}),
+    ))
+    .await;
+    assert_eq!(code, 200);
+    let (code, _) = send(c.get(url)).await;
+    assert_eq!(code, 404, "removing the last finalizer deletes");
+}
+
+#[tokio::test]
+async fn delete_preconditions_and_success_status() {
+    let server = Server::start();
+    let c = server.client();
+    let (_, created) = send(c.post(server.url(CT)).json(&crontab("p"))).await;
+    let url = server.url(&format!("{CT}/p"));
+    let (code, body) = send(
+        c.delete(url.clone())
+            .json(&json!({"preconditions": {"uid": "other"}})),
+    )
+    .await;
+    assert_eq!(code, 409, "{body}");
+    assert_eq!(body["reason"], "Conflict");
+    let uid = created["metadata"]["uid"].as_str().unwrap();
+    let (code, body) = send(
+        c.delete(url.clone())
+            .json(&json!({"preconditions": {"uid": uid, "resourceVersion": "1"}})),
+    )
+    .await;
+    assert_eq!(code, 409, "{body}");
+    let (code, body) = send(
+        c.delete(url.clone())
+            .json(&json!({"preconditions": {"uid": uid}})),
+    )
+    .await;
+    assert_eq!(code, 200);
+    assert_eq!(body["status"], "Success");
+    assert_eq!(body["details"]["uid"], uid);
+}
+
+#[tokio::test]
+async fn dry_run_all_stores_nothing() {
+    let server = Server::start();
+    let c = server.client();
+    let (code, o) = send(
+        c.post(server.url(&format!("{CT}?dryRun=All")))
+            .json(&crontab("d")),
+    )
+    .await;
+    assert_eq!(code, 201);
+    assert_eq!(o["metadata"]["name"], "d");
+    let (code, _) = send(c.get(server.url(&format!("{CT}/d")))).await;
+    assert_eq!(code, 404);
+    send(c.post(server.url(CT)).json(&crontab("d"))).await;
+    let (_, o) = send(merge(
+        &c,
+        server.url(&format!("{CT}/d?dryRun=All")),
+        json!({"spec": {"replicas": 9}}),
+    ))
+    .await;
+    assert_eq!(o["spec"]["replicas"], 9);
+    let (_, o) = send(c.get(server.url(&format!("{CT}/d")))).await;
+    assert_eq!(o["spec"]["replicas"], 1);
+    let (code, _) = send(c.delete(server.url(&format!("{CT}/d?dryRun=All")))).await;
+    assert_eq!(code, 200);
+    let (code, _) = send(c.get(server.url(&format!("{CT}/d")))).await;
+    assert_eq!(code, 200);
+}
+
+#[tokio::test]
+async fn yaml_body_and_json_patch_apply() {
+    let server = Server::start();
+    let c = server.client();
+    let yaml = "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: yml\nspec:\n  image: a\n";
+    let (code, o) = send(
+        c.post(server.url(CT))
+            .header("content-type", "application/yaml")
+            .body(yaml),
+    )
+    .await;
+    assert_eq!(code, 201, "{o}");
+    let url = server.url(&format!("{CT}/yml"));
+    let patch = json!([{"op": "test", "path": "/spec/image", "value": "zzz"}]);
+    let (code, body) = send(
+        c.patch(url.clone())
+            .header("content-type", "application/json-patch+json")
+            .body(patch.to_string()),
+    )
+    .await;
+    assert_eq!(code, 422, "{body}");
+    assert_eq!(
+        body["message"],
+        "the server rejected our request due to an error in our request"
+    );
+    let patch = json!([{"op": "replace", "path": "/spec/image", "value": "b"}]);
+    let (code, o) = send(
+        c.patch(url)
+            .header("content-type", "application/json-patch+json")
+            .body(patch.to_string()),
+    )
+    .await;
+    assert_eq!(code, 200);
+    assert_eq!(o["spec"]["image"], "b");
+}
+
+#[tokio::test]
+async fn deprecated_version_warns_and_versions_share_storage() {
+    let server = Server::start();
+    let c = server.client();
+    let w = json!({"apiVersion": "example.org/v1beta1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"size": 1}});
+    let resp = c
+        .post(server.url("/apis/example.org/v1beta1/widgets"))
+        .json(&w)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 201);
+    let warning = resp
+        .headers()
+        .get("warning")
+        .expect("Warning header")
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        warning,
+        "299 - \"example.org/v1beta1 Widget is deprecated; use example.org/v1 Widget\""
+    );
+    let (code, o) = send(c.get(server.url("/apis/example.org/v1/widgets/w"))).await;
+    assert_eq!(code, 200);
+    assert_eq!(o["apiVersion"], "example.org/v1");
+    assert!(
+        o["metadata"].get("namespace").is_none(),
+        "cluster-scoped: {o}"
+    );
+    let (code, _) =
+        send(c.get(server.url("/apis/example.org/v1/namespaces/default/widgets/w"))).await;
+    assert_eq!(
+        code, 404,
+        "cluster-scoped resources have no namespaced path"
+    );
+}
