@@ -1,0 +1,62 @@
+//! Start-up with bad CustomResourceDefinitions: every problem in one message, exit code 64.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
+
+use std::process::Command;
+
+const BAD: &str = r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: wrong.example.com
+spec:
+  group: example.com
+  scope: Everywhere
+  names: {plural: things, singular: thing, kind: Thing}
+  versions:
+  - {name: v1, served: true, storage: false}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: others.example.com
+spec:
+  group: example.com
+  scope: Cluster
+  names: {plural: others, singular: thing, kind: Other}
+  versions:
+  - {name: v1, served: true, storage: true}
+"#;
+
+#[test]
+fn bad_definitions_stop_startup_with_every_problem_and_exit_64() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.yaml");
+    std::fs::write(&file, BAD).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_crd-apiserver"))
+        .arg("--crd-dir")
+        .arg(&file)
+        .args(["--secure-port", "0", "--bind-address", "127.0.0.1"])
+        .arg("--data-dir")
+        .arg(dir.path().join("data"))
+        .arg("--cert-dir")
+        .arg(dir.path().join("certs"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(64), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for expected in [
+        "bad.yaml (document 1) wrong.example.com: metadata.name: Invalid value: \"wrong.example.com\": must be spec.names.plural+\".\"+spec.group",
+        "spec.scope: Unsupported value: \"Everywhere\"",
+        "must have exactly one version marked as storage version",
+        "bad.yaml (document 2) others.example.com: spec.names.singular",
+    ] {
+        assert!(
+            stderr.contains(expected),
+            "missing {expected:?} in:\n{stderr}"
+        );
+    }
+    assert!(
+        !dir.path().join("data").exists(),
+        "nothing is opened before the definitions are good"
+    );
+}
