@@ -18,10 +18,12 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use http::{HeaderMap, Method};
+use tracing::Instrument;
 
 use crate::authn::UserInfo;
 use crate::error::ApiError;
 use crate::request::info::{self, RequestInfo, Verb};
+use crate::request::query;
 pub use reply::Reply;
 pub use state::AppState;
 
@@ -63,7 +65,6 @@ pub async fn serve(
         name = %info.name,
         user = %user.name,
     );
-    let _enter = span.enter();
     if let Err(e) = crate::authz::authorize(&user, &info) {
         return Reply::Error(e);
     }
@@ -72,14 +73,14 @@ pub async fn serve(
         Err(e) => return Reply::Error(e),
     };
     let call = Call {
-        query: info::query_pairs(raw_query),
+        query: query::query_pairs(raw_query),
         info,
         method,
         headers,
         body,
         user,
     };
-    match dispatch(state, &call).await {
+    match dispatch(state, &call).instrument(span).await {
         Ok(reply) => reply,
         Err(e) => Reply::Error(e),
     }

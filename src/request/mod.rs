@@ -5,3 +5,4 @@ pub mod continuation;
 pub mod info;
 pub mod negotiate;
 pub mod options;
+pub mod query;

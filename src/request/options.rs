@@ -5,7 +5,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::error::ApiError;
-use crate::request::info::query_bool;
+use crate::request::query::query_bool;
 use crate::selector::field::FieldSelector;
 use crate::selector::label::LabelSelector;
 

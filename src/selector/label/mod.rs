@@ -11,6 +11,9 @@
 //! position. Keys are qualified names (optional DNS-subdomain prefix and `/`, name of at most 63
 //! characters), values label values; error texts are upstream's (kube 1.35 wording), including
 //! the `<nil>` field path of an invalid key.
+//!
+//! Layout: `lex` tokenizes and parses into [`Requirement`]s; `validate` checks keys and values
+//! with upstream's messages; this module holds the types and matching.
 
 mod lex;
 #[cfg(test)]
