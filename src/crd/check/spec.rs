@@ -77,6 +77,15 @@ fn check_versions(crd: &CustomResourceDefinition) -> Vec<FieldError> {
             "must have exactly one version marked as storage version",
         ));
     }
+    // Stricter than kube, which accepts a CRD that serves nothing: here such a
+    // definition can only be a mistake, so start-up names it.
+    if !versions.is_empty() && !versions.iter().any(|v| v.served) {
+        errors.push(FieldError::invalid(
+            "spec.versions",
+            &versions_value(versions),
+            "must have at least one served version",
+        ));
+    }
     errors
 }
 

@@ -93,6 +93,8 @@ fn check_invalid_spec_reports_kube_message() {
          "spec.scope: Required value".into()),
         ("no versions", |v| v["spec"]["versions"] = json!([]),
          "spec.versions: Invalid value: []: must have exactly one version marked as storage version".into()),
+        ("no served version", |v| v["spec"]["versions"][0]["served"] = json!(false),
+         r#"spec.versions: Invalid value: [{"name":"v1","served":false,"storage":true}]: must have at least one served version"#.into()),
         ("two storage versions", |v| push_version(v, json!({"name": "v2", "served": true, "storage": true, "schema": {"openAPIV3Schema": {"type": "object"}}})),
          r#"spec.versions: Invalid value: [{"name":"v1","served":true,"storage":true},{"name":"v2","served":true,"storage":true}]: must have exactly one version marked as storage version"#.into()),
         ("duplicate version names", |v| push_version(v, json!({"name": "v1", "served": true, "storage": false, "schema": {"openAPIV3Schema": {"type": "object"}}})),
@@ -164,9 +166,6 @@ fn check_valid_definitions_report_nothing() {
             v["metadata"]["name"] = json!("crontabs.x.k8s.io");
             v["metadata"]["annotations"] =
                 json!({"api-approved.kubernetes.io": "unapproved, testing"})
-        }),
-        ("no served version is accepted as kube does", |v| {
-            v["spec"]["versions"][0]["served"] = json!(false)
         }),
     ];
     for (name, mutate) in cases {
