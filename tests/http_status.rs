@@ -253,3 +253,21 @@ async fn compacted_revisions_watch_and_continue_expire() {
     assert_eq!(event["object"]["code"], 410);
     assert_eq!(event["object"]["reason"], "Expired");
 }
+
+#[tokio::test]
+async fn client_certificate_from_unknown_ca_unauthorized() {
+    let server = Server::start();
+    // A certificate the server's client CA did not sign: kube answers 401, not anonymous.
+    let ca = crd_apiserver::server::pki::new_authority("stranger-ca").unwrap();
+    let leaf = ca
+        .issue(crd_apiserver::server::pki::Leaf::Client {
+            user: "mallory",
+            groups: &["system:masters"],
+        })
+        .unwrap();
+    crd_apiserver::server::pki::write_pair(&server.pki, "stranger", &leaf).unwrap();
+    let c = common::client_with(&server.pki, Some(("stranger.crt", "stranger.key")));
+    let (code, body) = send(c.get(server.url(CT))).await;
+    assert_eq!(code, 401, "{body}");
+    assert_eq!(body["reason"], "Unauthorized");
+}

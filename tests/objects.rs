@@ -282,3 +282,62 @@ async fn deprecated_version_warns_and_versions_share_storage() {
         "cluster-scoped resources have no namespaced path"
     );
 }
+
+#[tokio::test]
+async fn writes_guarded_as_kube_guards_custom_resources() {
+    let server = Server::start();
+    let c = server.client();
+    let (_, created) = send(c.post(server.url(CT)).json(&crontab("g"))).await;
+    let url = server.url(&format!("{CT}/g"));
+    // PUT without a resourceVersion is not an unconditional update for custom resources.
+    let (code, body) = send(c.put(url.clone()).json(&crontab("g"))).await;
+    assert_eq!(code, 422, "{body}");
+    assert_eq!(
+        body["message"],
+        "CronTab.stable.example.com \"g\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update"
+    );
+    // A patch cannot rename the object.
+    let (code, body) = send(merge(
+        &c,
+        url.clone(),
+        json!({"metadata": {"name": "other"}}),
+    ))
+    .await;
+    assert_eq!(code, 400, "{body}");
+    assert_eq!(
+        body["message"],
+        "the name of the object (other) does not match the name on the URL (g)"
+    );
+    // A patch that changes nothing writes nothing.
+    let (code, same) = send(merge(&c, url.clone(), json!({"spec": {"replicas": 1}}))).await;
+    assert_eq!(code, 200);
+    assert_eq!(
+        same["metadata"]["resourceVersion"],
+        created["metadata"]["resourceVersion"]
+    );
+    // A dry-run create of a taken name is still a conflict.
+    let (code, _) = send(
+        c.post(server.url(&format!("{CT}?dryRun=All")))
+            .json(&crontab("g")),
+    )
+    .await;
+    assert_eq!(code, 409);
+}
+
+#[tokio::test]
+async fn delete_orphan_propagation_leaves_gc_finalizer() {
+    let server = Server::start();
+    let c = server.client();
+    send(c.post(server.url(CT)).json(&crontab("o"))).await;
+    let url = server.url(&format!("{CT}/o"));
+    let (code, body) = send(
+        c.delete(url.clone())
+            .json(&json!({"propagationPolicy": "Sideways"})),
+    )
+    .await;
+    assert_eq!(code, 422, "{body}");
+    let (code, marked) = send(c.delete(format!("{url}?propagationPolicy=Orphan"))).await;
+    assert_eq!(code, 200);
+    assert_eq!(marked["metadata"]["finalizers"], json!(["orphan"]));
+    assert!(marked["metadata"]["deletionTimestamp"].is_string());
+}

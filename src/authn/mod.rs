@@ -49,20 +49,22 @@ impl Authenticator {
         Authenticator { x509 }
     }
 
-    /// The first authenticator that recognises the request decides; otherwise anonymous.
+    /// The first authenticator that recognises the request decides; a certificate that
+    /// fails verification is a 401 as in kube; no credentials at all is anonymous.
     pub fn authenticate(
         &self,
         peer_certs: &[rustls::pki_types::CertificateDer<'static>],
-    ) -> UserInfo {
+    ) -> Result<UserInfo, crate::error::ApiError> {
         if let Some(x509) = &self.x509 {
             match x509.authenticate(peer_certs) {
-                x509::Outcome::User(user) => return user,
+                x509::Outcome::User(user) => return Ok(user),
                 x509::Outcome::NoCertificate => {}
                 x509::Outcome::Rejected(reason) => {
                     tracing::info!(authenticator = "x509", %reason, "client certificate rejected");
+                    return Err(crate::error::ApiError::Unauthorized);
                 }
             }
         }
-        UserInfo::anonymous()
+        Ok(UserInfo::anonymous())
     }
 }

@@ -142,7 +142,8 @@ async fn start_point(
             ));
         }
         let (revision, start) = continuation::decode(&options.continue_token)?;
-        return Ok((revision, Some(start)));
+        // rv -1 is kube's "inconsistent continue": go on at the latest revision.
+        return Ok((revision.max(0), Some(start)));
     }
     let rv = options.resource_version.as_str();
     if rv.is_empty() || rv == "0" {

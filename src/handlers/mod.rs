@@ -50,12 +50,15 @@ pub async fn serve(
     path: &str,
     raw_query: &str,
     headers: HeaderMap,
-    body: Result<Bytes, ApiError>,
+    body: impl std::future::Future<Output = Result<Bytes, ApiError>>,
     peer_certs: &[rustls::pki_types::CertificateDer<'static>],
 ) -> Reply {
     // Request info first: authorization needs verb, resource and name.
     let info = info::parse(method.as_str(), path, raw_query);
-    let user = state.authenticator.authenticate(peer_certs);
+    let user = match state.authenticator.authenticate(peer_certs) {
+        Ok(user) => user,
+        Err(e) => return Reply::Error(e),
+    };
     let span = tracing::info_span!(
         "request",
         verb = info.verb.as_str(),
@@ -68,7 +71,9 @@ pub async fn serve(
     if let Err(e) = crate::authz::authorize(&user, &info) {
         return Reply::Error(e);
     }
-    let body = match body {
+    // The body is read only after authorization, so strangers cannot make the server
+    // buffer megabytes.
+    let body = match body.await {
         Ok(b) => b,
         Err(e) => return Reply::Error(e),
     };

@@ -112,7 +112,8 @@ pub async fn delete_one(
     for _ in 0..16 {
         let (kv, mut object) = read(state, ctx, name).await?;
         check_preconditions(ctx, name, &options.preconditions, &object)?;
-        if obj::finalizers(&object).is_empty() {
+        let gc_finalizer = options.propagation.finalizer();
+        if obj::finalizers(&object).is_empty() && gc_finalizer.is_none() {
             if options.dry_run {
                 return Ok((object, true));
             }
@@ -124,6 +125,9 @@ pub async fn delete_one(
         }
         if obj::is_being_deleted(&object) {
             return Ok((object, false));
+        }
+        if let Some(f) = gc_finalizer {
+            lifecycle::add_finalizer(&mut object, f);
         }
         lifecycle::mark_deleted(&mut object);
         if options.dry_run {

@@ -177,7 +177,7 @@ async fn write_scale(
                 causes,
             }
         })?;
-        if options.dry_run {
+        if options.dry_run || ctx.encode(&new)? == ctx.encode(&current)? {
             return Ok(Reply::ok(to_scale(&new, paths), Representation::Json));
         }
         match state

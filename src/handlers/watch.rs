@@ -146,6 +146,14 @@ impl Watcher {
     }
 
     async fn run(self, initial: Vec<Value>, after: Revision, initial_end_bookmark: bool) {
+        // Subscribe before streaming the initial state, so a slow client cannot let the
+        // list's revision be compacted away before the watch starts.
+        let prefix = self.ctx.collection_prefix(&self.state);
+        let every = self.state.bookmark_interval;
+        let mut events = match self.state.store.watch(&prefix, after, every).await {
+            Ok(s) => s,
+            Err(e) => return self.fail(e).await,
+        };
         for object in &initial {
             if !self.send(EventType::Added, object).await {
                 return;
@@ -158,12 +166,6 @@ impl Watcher {
         {
             return;
         }
-        let prefix = self.ctx.collection_prefix(&self.state);
-        let every = self.state.bookmark_interval;
-        let mut events = match self.state.store.watch(&prefix, after, every).await {
-            Ok(s) => s,
-            Err(e) => return self.fail(e).await,
-        };
         let mut shutdown = self.state.lifecycle.watch_shutdown();
         let matches = |o: &Value| selects(&self.options, o);
         let decode = |b: &[u8], rev: i64| {
@@ -175,6 +177,8 @@ impl Watcher {
             let event = tokio::select! {
                 e = events.next() => e,
                 _ = shutdown.wait_for(|done| *done) => return,
+                // The client went away: release the subscription now, not at timeout.
+                _ = self.tx.closed() => return,
             };
             let event = match event {
                 Some(Ok(e)) => e,

@@ -68,6 +68,18 @@ pub fn check_type_meta(ctx: &Target, object: &Value) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// The name in the body must be the URL's.
+fn check_name(ctx: &Target, object: &Value) -> Result<(), ApiError> {
+    let body_name = obj::name(object);
+    if body_name != ctx.name {
+        return Err(ApiError::BadRequest(format!(
+            "the name of the object ({body_name}) does not match the name on the URL ({})",
+            ctx.name
+        )));
+    }
+    Ok(())
+}
+
 /// The namespace in the body must be empty or the URL's.
 fn check_namespace(ctx: &Target, object: &Value) -> Result<(), ApiError> {
     let ns = obj::namespace(object);
@@ -97,6 +109,20 @@ pub async fn create(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
             .map_err(|e| ctx.storage_error(&name, e))?;
         ctx.present(&mut object, revision);
     } else {
+        // A dry run still answers AlreadyExists for a taken name.
+        let key = ctx.key(state, &name);
+        if state
+            .store
+            .get(&key)
+            .await
+            .map_err(|e| ctx.storage_error(&name, e))?
+            .is_some()
+        {
+            return Err(ApiError::AlreadyExists {
+                resource: ctx.group_resource(),
+                name,
+            });
+        }
         ctx.present(&mut object, 0);
     }
     render_object(call, ctx, StatusCode::CREATED, object)
@@ -145,13 +171,7 @@ pub fn decode_patch(body: &[u8]) -> Result<Value, ApiError> {
 pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
     let body = decode_object(&call.body, body_format(call.header("content-type"))?)?;
     check_type_meta(ctx, &body)?;
-    let body_name = obj::name(&body);
-    if body_name != ctx.name {
-        return Err(ApiError::BadRequest(format!(
-            "the name of the object ({body_name}) does not match the name on the URL ({})",
-            ctx.name
-        )));
-    }
+    check_name(ctx, &body)?;
     check_namespace(ctx, &body)?;
     let object = apply_change(state, call, ctx, Change::Replace(body)).await?;
     render_object(call, ctx, StatusCode::OK, object)
@@ -179,8 +199,19 @@ async fn apply_change(
         let mut new = change.apply(&current)?;
         if matches!(change, Change::Patch(..)) {
             check_type_meta(ctx, &new)?;
+            check_name(ctx, &new)?;
+            check_namespace(ctx, &new)?;
         }
         let requested_rv = obj::resource_version(&new).to_string();
+        if requested_rv.is_empty() && matches!(change, Change::Replace(_)) {
+            // Custom resources do not allow unconditional updates.
+            let cause = FieldError {
+                reason: "FieldValueInvalid",
+                field: "metadata.resourceVersion".into(),
+                detail: "Invalid value: 0x0: must be specified for an update".into(),
+            };
+            return Err(invalid(ctx, name, vec![cause]));
+        }
         if !requested_rv.is_empty() && requested_rv != obj::resource_version(&current) {
             return Err(conflict(&ctx.group_resource(), name));
         }
@@ -192,6 +223,10 @@ async fn apply_change(
         }
         if options.dry_run {
             return Ok(new);
+        }
+        // A write that changes nothing is not written: no new revision, no watch event.
+        if ctx.encode(&new)? == ctx.encode(&current)? {
+            return Ok(current);
         }
         let result = if obj::is_being_deleted(&new) && obj::finalizers(&new).is_empty() {
             // The last finalizer is gone: the object is deleted now.

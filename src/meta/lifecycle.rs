@@ -137,14 +137,25 @@ fn non_metadata(object: &Value, status_subresource: bool) -> Value {
     copy
 }
 
+/// Adds a finalizer unless present (the garbage collector's `orphan`/`foregroundDeletion`).
+pub fn add_finalizer(object: &mut Value, finalizer: &str) {
+    let mut finalizers = obj::finalizers(object);
+    if !finalizers.iter().any(|f| f == finalizer) {
+        finalizers.push(finalizer.to_string());
+        obj::set_meta(object, "finalizers", Some(json!(finalizers)));
+    }
+}
+
 /// Marks an object for deletion (finalizers pending): deletionTimestamp now, grace 0.
 pub fn mark_deleted(object: &mut Value) {
     if !obj::is_being_deleted(object) {
         obj::set_meta(object, "deletionTimestamp", Some(json!(obj::now_rfc3339())));
         obj::set_meta(object, "deletionGracePeriodSeconds", Some(json!(0)));
         // kube bumps generation when graceful deletion starts.
-        let generation = obj::generation(object) + 1;
-        obj::set_meta(object, "generation", Some(json!(generation)));
+        let generation = obj::generation(object);
+        if generation > 0 {
+            obj::set_meta(object, "generation", Some(json!(generation + 1)));
+        }
     }
 }
 

@@ -128,11 +128,54 @@ pub struct Preconditions {
     pub resource_version: Option<String>,
 }
 
-/// What a delete request asks for: preconditions and dry run, from the body or the query.
+/// What happens to dependents: kube's garbage collector acts on the finalizer an
+/// Orphan or Foreground deletion leaves on the object.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum Propagation {
+    #[default]
+    Background,
+    Orphan,
+    Foreground,
+}
+
+impl Propagation {
+    /// The finalizer kube adds for this policy.
+    pub fn finalizer(self) -> Option<&'static str> {
+        match self {
+            Propagation::Background => None,
+            Propagation::Orphan => Some("orphan"),
+            Propagation::Foreground => Some("foregroundDeletion"),
+        }
+    }
+
+    fn parse(value: &str) -> Result<Propagation, ApiError> {
+        match value {
+            "" | "Background" => Ok(Propagation::Background),
+            "Orphan" => Ok(Propagation::Orphan),
+            "Foreground" => Ok(Propagation::Foreground),
+            other => Err(ApiError::Invalid {
+                group: "meta.k8s.io".into(),
+                kind: "DeleteOptions".into(),
+                name: String::new(),
+                causes: vec![crate::error::FieldError {
+                    reason: "FieldValueNotSupported",
+                    field: "propagationPolicy".into(),
+                    detail: format!(
+                        "Unsupported value: {other:?}: supported values: \"Foreground\", \"Background\", \"Orphan\""
+                    ),
+                }],
+            }),
+        }
+    }
+}
+
+/// What a delete request asks for: preconditions, dry run and propagation, from the
+/// body or the query.
 #[derive(Debug, Default, Clone)]
 pub struct DeleteOptions {
     pub preconditions: Preconditions,
     pub dry_run: bool,
+    pub propagation: Propagation,
 }
 
 impl DeleteOptions {
@@ -145,7 +188,20 @@ impl DeleteOptions {
             dry_run: WriteOptions::from_query(pairs)?.dry_run,
             ..DeleteOptions::default()
         };
+        for (k, v) in pairs {
+            match k.as_str() {
+                "propagationPolicy" => o.propagation = Propagation::parse(v)?,
+                "orphanDependents" if query_bool(v) => o.propagation = Propagation::Orphan,
+                _ => {}
+            }
+        }
         let Some(body) = body else { return Ok(o) };
+        if let Some(policy) = body.get("propagationPolicy").and_then(Value::as_str) {
+            o.propagation = Propagation::parse(policy)?;
+        }
+        if body.get("orphanDependents").and_then(Value::as_bool) == Some(true) {
+            o.propagation = Propagation::Orphan;
+        }
         if let Some(pre) = body.get("preconditions") {
             o.preconditions.uid = pre.get("uid").and_then(Value::as_str).map(str::to_string);
             o.preconditions.resource_version = pre

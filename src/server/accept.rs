@@ -10,7 +10,7 @@ use bytes::{Bytes, BytesMut};
 use http::{Method, Request, Response};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::server::graceful::GracefulShutdown;
 use rustls::pki_types::CertificateDer;
@@ -22,6 +22,8 @@ use crate::handlers::{self, AppState};
 use crate::request::body::MAX_BODY_BYTES;
 
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
+const KEEP_ALIVE_INTERVAL: Duration = Duration::from_secs(30);
 /// Connections served at once; more wait in the listen backlog.
 const MAX_CONNECTIONS: usize = 4096;
 
@@ -51,9 +53,11 @@ pub async fn serve(
                 continue;
             }
         };
-        let Ok(permit) = permits.clone().acquire_owned().await else {
-            break;
+        let permit = tokio::select! {
+            p = permits.clone().acquire_owned() => p,
+            _ = &mut stop => break,
         };
+        let Ok(permit) = permit else { break };
         let acceptor = acceptor.clone();
         let state = state.clone();
         let watcher = graceful.watcher();
@@ -76,7 +80,17 @@ pub async fn serve(
                 let certs = certs.clone();
                 async move { Ok::<_, Infallible>(handle(state, &certs, req).await) }
             });
-            let builder = Builder::new(TokioExecutor::new());
+            let mut builder = Builder::new(TokioExecutor::new());
+            // Slow or idle clients must not hold connection slots forever.
+            builder
+                .http1()
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEADER_READ_TIMEOUT);
+            builder
+                .http2()
+                .timer(TokioTimer::new())
+                .keep_alive_interval(Some(KEEP_ALIVE_INTERVAL))
+                .keep_alive_timeout(HEADER_READ_TIMEOUT);
             let conn = builder.serve_connection_with_upgrades(TokioIo::new(tls), service);
             if let Err(e) = watcher.watch(conn.into_owned()).await {
                 tracing::debug!(%peer, error = %e, "connection ended with an error");
@@ -97,7 +111,7 @@ async fn handle(
     req: Request<Incoming>,
 ) -> Response<Body> {
     let (parts, body) = req.into_parts();
-    let body = read_body(&parts.method, body).await;
+    let body = read_body(parts.method.clone(), body);
     let path = parts.uri.path().to_string();
     let query = parts.uri.query().unwrap_or_default().to_string();
     handlers::serve(
@@ -117,9 +131,9 @@ async fn handle(
 /// receives the 413 instead of a reset connection.
 const DRAIN_LIMIT: usize = 16 * 1024 * 1024;
 
-async fn read_body(method: &Method, body: Incoming) -> Result<Bytes, ApiError> {
+async fn read_body(method: Method, body: Incoming) -> Result<Bytes, ApiError> {
     if !matches!(
-        *method,
+        method,
         Method::POST | Method::PUT | Method::PATCH | Method::DELETE
     ) {
         return Ok(Bytes::new());

@@ -40,14 +40,15 @@ pub fn classify(
         Event::Put { kv, prev_value } => {
             let object = decode(&kv.value, kv.mod_revision)?;
             let now = matches(&object);
+            // The previous state, at this event's revision (kube's DELETED for an object
+            // leaving the selector carries the old state).
             let before = prev_value
                 .as_deref()
-                .and_then(|p| decode(p, kv.mod_revision))
-                .map(|p| matches(&p));
-            match (before, now) {
-                (None, true) | (Some(false), true) => Some((EventType::Added, object)),
-                (Some(true), true) => Some((EventType::Modified, object)),
-                (Some(true), false) => Some((EventType::Deleted, object)),
+                .and_then(|p| decode(p, kv.mod_revision));
+            match (before.map(|p| (matches(&p), p)), now) {
+                (None, true) | (Some((false, _)), true) => Some((EventType::Added, object)),
+                (Some((true, _)), true) => Some((EventType::Modified, object)),
+                (Some((true, old)), false) => Some((EventType::Deleted, old)),
                 (_, false) => None,
             }
         }
