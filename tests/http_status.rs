@@ -237,10 +237,16 @@ async fn compacted_revisions_watch_and_continue_expire() {
             .starts_with("The provided continue parameter is too old"),
         "{body}"
     );
-    assert!(
-        body["metadata"]["continue"].is_string(),
-        "an inconsistent continue token is offered"
+    let inconsistent = body["metadata"]["continue"]
+        .as_str()
+        .expect("an inconsistent continue token is offered");
+    let (code, rest) =
+        send(c.get(server.url(&format!("{CT}?limit=10&continue={inconsistent}")))).await;
+    assert_eq!(
+        code, 200,
+        "the inconsistent token continues at the latest revision: {rest}"
     );
+    assert_eq!(rest["items"][0]["metadata"]["name"], "b");
 
     let resp = c
         .get(server.url(&format!("{CT}?watch=1&resourceVersion={start_rv}")))
