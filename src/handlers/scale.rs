@@ -9,11 +9,12 @@ use crate::crd::catalog::ScalePaths;
 use crate::error::{ApiError, FieldError};
 use crate::handlers::context::{Target, conflict};
 use crate::handlers::object::read;
+use crate::handlers::write::Change;
 use crate::handlers::{AppState, Call, Reply};
 use crate::meta::lifecycle::{self, WriteTarget};
 use crate::meta::object as obj;
 use crate::request::body::decode_object;
-use crate::request::negotiate::{BodyFormat, Representation, body_format, negotiate, patch_format};
+use crate::request::negotiate::{Representation, body_format, negotiate, patch_format};
 use crate::request::options::WriteOptions;
 use crate::storage::StorageError;
 
@@ -107,23 +108,8 @@ pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
 pub async fn patch(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
     let format = patch_format(call.header("content-type"))?;
     let patch = crate::handlers::write::decode_patch(&call.body)?;
-    write_scale(state, call, ctx, |scale| {
-        let mut doc = scale.clone();
-        match format {
-            BodyFormat::JsonPatch => {
-                let ops: json_patch::Patch = serde_json::from_value(patch.clone())
-                    .map_err(|e| ApiError::BadRequest(format!("error decoding patch: {e}")))?;
-                json_patch::patch(&mut doc, &ops).map_err(|_| {
-                    ApiError::Unprocessable(
-                        "the server rejected our request due to an error in our request".into(),
-                    )
-                })?;
-            }
-            _ => json_patch::merge(&mut doc, &patch),
-        }
-        Ok(doc)
-    })
-    .await
+    let change = Change::Patch(format, patch);
+    write_scale(state, call, ctx, |scale| change.apply(scale)).await
 }
 
 fn invalid_scale(name: &str, causes: Vec<FieldError>) -> ApiError {

@@ -129,7 +129,7 @@ pub async fn create(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
 }
 
 /// How a write derives the new object from the stored one.
-enum Change {
+pub enum Change {
     /// PUT: the body replaces the object (or only its status on /status).
     Replace(Value),
     /// PATCH: a JSON patch or merge patch applied to the stored object.
@@ -137,7 +137,8 @@ enum Change {
 }
 
 impl Change {
-    fn apply(&self, current: &Value) -> Result<Value, ApiError> {
+    /// The new document: the replacement, or the patch applied to `current`.
+    pub fn apply(&self, current: &Value) -> Result<Value, ApiError> {
         match self {
             Change::Replace(v) => Ok(v.clone()),
             Change::Patch(BodyFormat::JsonPatch, patch) => {
