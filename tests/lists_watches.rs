@@ -285,3 +285,57 @@ async fn table_output_uses_printer_columns_and_include_object() {
         .unwrap();
     assert_eq!(resp.status().as_u16(), 406);
 }
+
+#[tokio::test]
+async fn selectable_fields_and_list_option_validation() {
+    let server = Server::start();
+    let c = server.client();
+    for (name, color) in [("red-one", "red"), ("blue-one", "blue")] {
+        let w = json!({"apiVersion": "example.org/v1", "kind": "Widget", "metadata": {"name": name}, "spec": {"size": 1, "color": color}});
+        let resp = c
+            .post(server.url("/apis/example.org/v1/widgets"))
+            .json(&w)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), 201);
+    }
+    let (code, list) = get(
+        &c,
+        server.url("/apis/example.org/v1/widgets?fieldSelector=spec.color%3Dred"),
+    )
+    .await;
+    assert_eq!(code, 200, "{list}");
+    assert_eq!(names(&list), ["red-one"]);
+    // v1beta1 declares no selectable fields.
+    let (code, _) = get(
+        &c,
+        server.url("/apis/example.org/v1beta1/widgets?fieldSelector=spec.color%3Dred"),
+    )
+    .await;
+    assert_eq!(code, 400);
+    let (code, body) = get(&c, server.url(&format!("{CT}?resourceVersionMatch=Exact"))).await;
+    assert_eq!(code, 422, "{body}");
+    assert_eq!(
+        body["message"],
+        "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided"
+    );
+}
+
+#[tokio::test]
+async fn watch_send_initial_events_ends_with_marked_bookmark() {
+    let server = Server::start();
+    let c = server.client();
+    create(&server, &c, "i", json!({})).await;
+    let url = format!(
+        "{CT}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"
+    );
+    let resp = c.get(server.url(&url)).send().await.unwrap();
+    let got = events(resp, 2).await;
+    assert_eq!(got[0]["type"], "ADDED");
+    assert_eq!(got[1]["type"], "BOOKMARK");
+    assert_eq!(
+        got[1]["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"],
+        "true"
+    );
+}

@@ -28,6 +28,8 @@ pub struct ServedVersion {
     pub table: TableConvertor,
     /// The version's OpenAPI v3 schema as written in the CRD, if any.
     pub schema: Option<serde_json::Value>,
+    /// `selectableFields` as field selector names (`spec.color`).
+    pub selectable_fields: Vec<String>,
 }
 
 /// One custom resource (a CRD), with its served versions.
@@ -219,6 +221,12 @@ fn served_version(
                 label_selector: s.label_selector_path.clone(),
             }),
         table,
+        selectable_fields: v
+            .selectable_fields
+            .iter()
+            .flatten()
+            .map(|f| f.json_path.trim_start_matches('.').to_string())
+            .collect(),
         schema: v
             .schema
             .as_ref()

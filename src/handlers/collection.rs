@@ -11,12 +11,13 @@ use crate::handlers::object::delete_one;
 use crate::handlers::{AppState, Call, Reply};
 use crate::meta::object as obj;
 use crate::request::continuation;
+use crate::request::info::Verb;
 use crate::request::negotiate::{Representation, Target as NegotiationTarget, negotiate};
 use crate::request::options::{DeleteOptions, ListOptions, ResourceVersionMatch};
 use crate::storage::{RangeRequest, Revision, StorageError};
 use crate::table::IncludeObject;
 
-/// Fields every custom resource can be selected by.
+/// Fields every custom resource can be selected by; CRDs add their `selectableFields`.
 const SELECTABLE_FIELDS: &[&str] = &["metadata.name", "metadata.namespace"];
 
 /// The `includeObject` query parameter of Table requests.
@@ -31,11 +32,17 @@ pub fn include_object(call: &Call) -> Result<IncludeObject, ApiError> {
 }
 
 /// List options with the field selector checked against the selectable fields.
-pub fn list_options(call: &Call) -> Result<ListOptions, ApiError> {
+pub fn list_options(call: &Call, ctx: &Target) -> Result<ListOptions, ApiError> {
     let options = ListOptions::from_query(&call.query)?;
+    options.validate(matches!(call.info.verb, Verb::Watch))?;
+    let selectable: Vec<&str> = SELECTABLE_FIELDS
+        .iter()
+        .copied()
+        .chain(ctx.version().selectable_fields.iter().map(String::as_str))
+        .collect();
     options
         .field_selector
-        .check_supported(SELECTABLE_FIELDS)
+        .check_supported(&selectable)
         .map_err(|e| ApiError::BadRequest(e.to_string()))?;
     Ok(options)
 }
@@ -191,7 +198,7 @@ fn range_error(ctx: &Target, options: &ListOptions, err: StorageError) -> ApiErr
 
 pub async fn list(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
     let representation = negotiate(call.header("accept"), NegotiationTarget::Object)?;
-    let options = list_options(call)?;
+    let options = list_options(call, ctx)?;
     let page = read_page(state, ctx, &options).await?;
     let mut list_meta = json!({"resourceVersion": page.revision.to_string()});
     if !page.continue_token.is_empty() {
@@ -220,7 +227,7 @@ pub async fn delete_collection(
     ctx: &Target,
 ) -> Result<Reply, ApiError> {
     let representation = negotiate(call.header("accept"), NegotiationTarget::Object)?;
-    let options = list_options(call)?;
+    let options = list_options(call, ctx)?;
     let body = if call.body.iter().all(u8::is_ascii_whitespace) {
         None
     } else {

@@ -17,7 +17,7 @@ use crate::handlers::context::Target;
 use crate::handlers::reply::Reply;
 use crate::handlers::{AppState, Call};
 use crate::request::negotiate::{Representation, Target as NegotiationTarget, negotiate};
-use crate::request::options::ListOptions;
+use crate::request::options::{ListOptions, ResourceVersionMatch};
 use crate::storage::{Event, Revision, StorageError};
 use crate::table::{IncludeObject, TableOptions};
 use crate::watch::{EventType, bookmark, classify, encode};
@@ -38,7 +38,7 @@ struct Watcher {
 
 pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
     let representation = negotiate(call.header("accept"), NegotiationTarget::Object)?;
-    let options = list_options(call)?;
+    let options = list_options(call, ctx)?;
     let table = match representation {
         Representation::Table => Some(include_object(call)?),
         _ => None,
@@ -55,11 +55,15 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
                 limit: 0,
                 continue_token: String::new(),
                 resource_version: String::new(),
-                ..options_copy(&options)
+                resource_version_match: ResourceVersionMatch::Unset,
+                ..options.clone()
             },
         )
         .await?;
         (page.items, page.revision)
+    } else if rv.is_empty() {
+        // No initial state and no revision: start from now.
+        (Vec::new(), 0)
     } else {
         (Vec::new(), parse_revision(&rv)?)
     };
@@ -91,20 +95,6 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
         warnings: Vec::new(),
     }
     .with_warning(ctx.deprecation_warning()))
-}
-
-fn options_copy(o: &ListOptions) -> ListOptions {
-    ListOptions {
-        label_selector: o.label_selector.clone(),
-        field_selector: o.field_selector.clone(),
-        resource_version: o.resource_version.clone(),
-        resource_version_match: o.resource_version_match,
-        limit: o.limit,
-        continue_token: o.continue_token.clone(),
-        allow_watch_bookmarks: o.allow_watch_bookmarks,
-        timeout: o.timeout,
-        send_initial_events: o.send_initial_events,
-    }
 }
 
 impl Watcher {

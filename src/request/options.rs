@@ -4,21 +4,23 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::error::ApiError;
+use crate::error::{ApiError, FieldError};
 use crate::request::query::query_bool;
 use crate::selector::field::FieldSelector;
 use crate::selector::label::LabelSelector;
 
 /// `resourceVersionMatch` on lists.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ResourceVersionMatch {
     Unset,
     Exact,
     NotOlderThan,
+    /// Anything else; rejected by [`ListOptions::validate`] with kube's 422.
+    Other(String),
 }
 
 /// Options of list and watch requests (metav1.ListOptions).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ListOptions {
     pub label_selector: LabelSelector,
     pub field_selector: FieldSelector,
@@ -29,6 +31,127 @@ pub struct ListOptions {
     pub allow_watch_bookmarks: bool,
     pub timeout: Option<Duration>,
     pub send_initial_events: Option<bool>,
+}
+
+impl ResourceVersionMatch {
+    fn as_str(&self) -> &str {
+        match self {
+            ResourceVersionMatch::Unset => "",
+            ResourceVersionMatch::Exact => "Exact",
+            ResourceVersionMatch::NotOlderThan => "NotOlderThan",
+            ResourceVersionMatch::Other(s) => s,
+        }
+    }
+}
+
+fn forbidden(field: &str, detail: &str) -> FieldError {
+    FieldError::forbidden(field, detail)
+}
+
+fn not_supported(field: &str, value: &str, supported: &str) -> FieldError {
+    FieldError {
+        reason: "FieldValueNotSupported",
+        field: field.to_string(),
+        detail: format!("Unsupported value: {value:?}: supported values: {supported}"),
+    }
+}
+
+impl ListOptions {
+    /// kube's ListOptions validation (apimachinery metainternalversion/validation):
+    /// a 422 `ListOptions.meta.k8s.io "" is invalid` listing every problem.
+    pub fn validate(&self, watch: bool) -> Result<(), ApiError> {
+        let causes = if watch {
+            self.watch_problems()
+        } else {
+            self.list_problems()
+        };
+        if causes.is_empty() {
+            return Ok(());
+        }
+        Err(ApiError::Invalid {
+            group: "meta.k8s.io".into(),
+            kind: "ListOptions".into(),
+            name: String::new(),
+            causes,
+        })
+    }
+
+    fn list_problems(&self) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        let m = &self.resource_version_match;
+        if *m != ResourceVersionMatch::Unset {
+            if self.resource_version.is_empty() {
+                errs.push(forbidden(
+                    "resourceVersionMatch",
+                    "resourceVersionMatch is forbidden unless resourceVersion is provided",
+                ));
+            }
+            if !self.continue_token.is_empty() {
+                errs.push(forbidden(
+                    "resourceVersionMatch",
+                    "resourceVersionMatch is forbidden when continue is provided",
+                ));
+            }
+            if let ResourceVersionMatch::Other(v) = m {
+                errs.push(not_supported(
+                    "resourceVersionMatch",
+                    v,
+                    "\"Exact\", \"NotOlderThan\", \"\"",
+                ));
+            }
+            if *m == ResourceVersionMatch::Exact && self.resource_version == "0" {
+                errs.push(forbidden(
+                    "resourceVersionMatch",
+                    "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
+                ));
+            }
+        }
+        if self.send_initial_events.is_some() {
+            errs.push(forbidden(
+                "sendInitialEvents",
+                "sendInitialEvents is forbidden for list",
+            ));
+        }
+        errs
+    }
+
+    fn watch_problems(&self) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        let m = &self.resource_version_match;
+        if self.send_initial_events.is_some() {
+            if *m != ResourceVersionMatch::NotOlderThan {
+                errs.push(forbidden(
+                    "resourceVersionMatch",
+                    "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+                ));
+            }
+            if !self.allow_watch_bookmarks {
+                errs.push(forbidden(
+                    "allowWatchBookmarks",
+                    "sendInitialEvents requires setting allowWatchBookmarks to true",
+                ));
+            }
+        }
+        if *m != ResourceVersionMatch::Unset {
+            if self.send_initial_events.is_none() {
+                errs.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"));
+            }
+            if *m != ResourceVersionMatch::NotOlderThan {
+                errs.push(not_supported(
+                    "resourceVersionMatch",
+                    m.as_str(),
+                    "\"NotOlderThan\"",
+                ));
+            }
+            if !self.continue_token.is_empty() {
+                errs.push(forbidden(
+                    "resourceVersionMatch",
+                    "resourceVersionMatch is forbidden when continue is provided",
+                ));
+            }
+        }
+        errs
+    }
 }
 
 /// Options of writes (create, update, patch, delete).
@@ -74,11 +197,7 @@ impl ListOptions {
                         "" => ResourceVersionMatch::Unset,
                         "Exact" => ResourceVersionMatch::Exact,
                         "NotOlderThan" => ResourceVersionMatch::NotOlderThan,
-                        other => {
-                            return Err(ApiError::BadRequest(format!(
-                                "resourceVersionMatch: Unsupported value: {other:?}: supported values: \"Exact\", \"NotOlderThan\", \"\""
-                            )));
-                        }
+                        other => ResourceVersionMatch::Other(other.to_string()),
                     }
                 }
                 "limit" => o.limit = int_param("limit", v)?.max(0) as usize,
@@ -213,5 +332,78 @@ impl DeleteOptions {
             o.dry_run |= dry.iter().any(|v| v == "All");
         }
         Ok(o)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(query: &str) -> ListOptions {
+        ListOptions::from_query(&crate::request::query::query_pairs(query)).unwrap()
+    }
+
+    #[test]
+    fn list_options_validate_matches_kube_rules() {
+        let cases: &[(&str, bool, &[&str])] = &[
+            ("plain list", false, &[]),
+            ("exact with rv", false, &[]),
+            (
+                "resourceVersionMatch=Exact",
+                false,
+                &[
+                    "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
+                ],
+            ),
+            (
+                "resourceVersionMatch=Bogus&resourceVersion=5",
+                false,
+                &[
+                    "resourceVersionMatch: Unsupported value: \"Bogus\": supported values: \"Exact\", \"NotOlderThan\", \"\"",
+                ],
+            ),
+            (
+                "resourceVersionMatch=Exact&resourceVersion=0",
+                false,
+                &[
+                    "resourceVersionMatch: Forbidden: resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
+                ],
+            ),
+            (
+                "sendInitialEvents=true",
+                false,
+                &["sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list"],
+            ),
+            (
+                "sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true",
+                true,
+                &[],
+            ),
+            (
+                "sendInitialEvents=true",
+                true,
+                &[
+                    "resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+                    "allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true",
+                ],
+            ),
+            (
+                "resourceVersionMatch=NotOlderThan",
+                true,
+                &[
+                    "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+                ],
+            ),
+        ];
+        for (query, watch, want) in cases {
+            let got: Vec<String> = match opts(query).validate(*watch) {
+                Ok(()) => vec![],
+                Err(ApiError::Invalid { causes, .. }) => {
+                    causes.iter().map(FieldError::message).collect()
+                }
+                Err(other) => panic!("{query}: {other}"),
+            };
+            assert_eq!(got, *want, "{query}");
+        }
     }
 }
