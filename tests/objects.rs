@@ -341,3 +341,24 @@ async fn delete_orphan_propagation_leaves_gc_finalizer() {
     assert_eq!(marked["metadata"]["finalizers"], json!(["orphan"]));
     assert!(marked["metadata"]["deletionTimestamp"].is_string());
 }
+
+#[tokio::test]
+async fn bad_metadata_rejected_and_nothing_stored() {
+    let server = Server::start();
+    let c = server.client();
+    let mut bad_label = crontab("l");
+    bad_label["metadata"]["labels"] = json!({"bad key": "v"});
+    let (code, body) = send(c.post(server.url(CT)).json(&bad_label)).await;
+    assert_eq!(code, 422, "{body}");
+    assert_eq!(body["details"]["causes"][0]["field"], "metadata.labels");
+    let mut typed = crontab("l");
+    typed["metadata"]["name"] = json!(true);
+    let (code, body) = send(c.post(server.url(CT)).json(&typed)).await;
+    assert_eq!(code, 400, "{body}");
+    assert_eq!(
+        body["message"],
+        "metadata.name: expected a string, got bool"
+    );
+    let (_, list) = send(c.get(server.url(CT))).await;
+    assert_eq!(list["items"], json!([]));
+}

@@ -7,6 +7,7 @@ use serde_json::json;
 use super::object as obj;
 use crate::crd::check::is_dns1123_subdomain;
 use crate::error::FieldError;
+use crate::selector::label::{label_key_errors, label_value_errors};
 
 /// apiserver's SimpleNameGenerator alphabet: no vowels, no confusable characters.
 const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
@@ -38,7 +39,11 @@ fn path_segment_errors(name: &str) -> Vec<String> {
     errors
 }
 
-/// Checks `metadata.name` as kube checks custom resource names.
+/// kube's limit on the total size of an object's annotations.
+const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
+
+/// Checks `metadata` as kube checks custom resources' ObjectMeta: the name
+/// (`NameIsDNSSubdomain` + path segment), label keys and values, annotation keys and size.
 pub fn validate_object_meta(object: &serde_json::Value) -> Result<(), Vec<FieldError>> {
     let name = obj::name(object);
     let mut errors: Vec<FieldError> = Vec::new();
@@ -48,10 +53,117 @@ pub fn validate_object_meta(object: &serde_json::Value) -> Result<(), Vec<FieldE
     {
         errors.push(FieldError::invalid("metadata.name", &json!(name), &message));
     }
+    for (key, value) in obj::labels(object) {
+        for message in label_key_errors(&key) {
+            errors.push(FieldError::invalid(
+                "metadata.labels",
+                &json!(key),
+                &message,
+            ));
+        }
+        let value = value.as_str().unwrap_or_default();
+        for message in label_value_errors(value) {
+            errors.push(FieldError::invalid(
+                "metadata.labels",
+                &json!(value),
+                &message,
+            ));
+        }
+    }
+    let annotations = obj::metadata(object)
+        .and_then(|m| m.get("annotations"))
+        .and_then(serde_json::Value::as_object);
+    let mut total = 0;
+    for (key, value) in annotations.into_iter().flatten() {
+        for message in label_key_errors(&key.to_lowercase()) {
+            errors.push(FieldError::invalid(
+                "metadata.annotations",
+                &json!(key),
+                &message,
+            ));
+        }
+        total += key.len() + value.as_str().map_or(0, str::len);
+    }
+    if total > TOTAL_ANNOTATION_SIZE_LIMIT {
+        errors.push(FieldError {
+            reason: "FieldValueTooLong",
+            field: "metadata.annotations".into(),
+            detail: format!("Too long: may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
+        });
+    }
     if errors.is_empty() {
         Ok(())
     } else {
         Err(errors)
+    }
+}
+
+/// Metadata fields must have their ObjectMeta types; anything else cannot be decoded.
+pub fn check_metadata_types(object: &serde_json::Value) -> Result<(), String> {
+    use serde_json::Value;
+    let Some(meta) = object.get("metadata") else {
+        return Ok(());
+    };
+    let Some(meta) = meta.as_object() else {
+        return Err(format!(
+            "metadata: expected an object, got {}",
+            type_name(meta)
+        ));
+    };
+    let strings = [
+        "name",
+        "generateName",
+        "namespace",
+        "uid",
+        "resourceVersion",
+        "creationTimestamp",
+        "deletionTimestamp",
+    ];
+    for field in strings {
+        match meta.get(field) {
+            None | Some(Value::Null) | Some(Value::String(_)) => {}
+            Some(other) => {
+                return Err(format!(
+                    "metadata.{field}: expected a string, got {}",
+                    type_name(other)
+                ));
+            }
+        }
+    }
+    for field in ["labels", "annotations"] {
+        match meta.get(field) {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(map)) => {
+                if let Some((k, v)) = map.iter().find(|(_, v)| !v.is_string()) {
+                    return Err(format!(
+                        "metadata.{field}.{k}: expected a string, got {}",
+                        type_name(v)
+                    ));
+                }
+            }
+            Some(other) => {
+                return Err(format!(
+                    "metadata.{field}: expected an object, got {}",
+                    type_name(other)
+                ));
+            }
+        }
+    }
+    match meta.get("finalizers") {
+        None | Some(Value::Null) => Ok(()),
+        Some(Value::Array(items)) if items.iter().all(Value::is_string) => Ok(()),
+        Some(_) => Err("metadata.finalizers: expected a list of strings".into()),
+    }
+}
+
+fn type_name(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "bool",
+        serde_json::Value::Number(_) => "number",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "object",
     }
 }
 
@@ -76,6 +188,18 @@ mod tests {
             ("dotdot", "..", false),
             ("percent", "a%b", false),
         ];
+        for (case, labels, ok) in [
+            (
+                "good labels",
+                json!({"app": "web", "example.com/tier": ""}),
+                true,
+            ),
+            ("bad key", json!({"bad key": "x"}), false),
+            ("bad value", json!({"app": "not ok"}), false),
+        ] {
+            let o = json!({"metadata": {"name": "a", "labels": labels}});
+            assert_eq!(validate_object_meta(&o).is_ok(), ok, "{case}");
+        }
         for (case, name, ok) in cases {
             let o = json!({"metadata": {"name": name}});
             assert_eq!(validate_object_meta(&o).is_ok(), ok, "{case}");

@@ -20,6 +20,9 @@ mod lex;
 mod tests;
 mod validate;
 
+/// Label key and value checks, shared with ObjectMeta validation.
+pub(crate) use validate::{key_errors as label_key_errors, value_errors as label_value_errors};
+
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};

@@ -49,7 +49,7 @@ fn is_dns1123_subdomain(s: &str) -> bool {
 }
 
 /// apimachinery's `IsLabelKey` (`IsQualifiedName`) messages.
-fn key_errors(key: &str) -> Vec<String> {
+pub(crate) fn key_errors(key: &str) -> Vec<String> {
     let mut errs = Vec::new();
     let name = match key.split('/').collect::<Vec<_>>().as_slice() {
         [name] => *name,
@@ -90,7 +90,8 @@ fn key_errors(key: &str) -> Vec<String> {
     errs
 }
 
-fn value_errors(value: &str) -> Vec<String> {
+/// apimachinery's `IsValidLabelValue` messages.
+pub(crate) fn value_errors(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > 63 {
         errs.push(max_len_error(63));
