@@ -41,6 +41,12 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
     let options = list_options(call, ctx)?;
     let table = match representation {
         Representation::Table => Some(include_object(call)?),
+        Representation::Yaml => {
+            return Err(ApiError::NotAcceptable(
+                "application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"
+                    .into(),
+            ));
+        }
         _ => None,
     };
     let rv = options.resource_version.clone();
