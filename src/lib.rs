@@ -8,8 +8,9 @@
 //! - [`server`]: TLS accept loop (client certificate captured), router, shutdown, dev PKI.
 //! - [`request`]: request info (verb, group, version, resource, ...), query options,
 //!   body decoding and content negotiation — pure parsers.
-//! - [`authn`]: who is asking (x509 client certificates until the front-proxy issue).
-//! - [`authz`]: may they (always-allow paths, `system:masters`).
+//! - [`authn`]: who is asking (front proxy, x509 client certificates, TokenReview).
+//! - [`authz`]: may they (always-allow paths and groups, then SubjectAccessReview).
+//! - [`metrics`]: Prometheus metrics on `/metrics`.
 //! - [`handlers`]: one module per verb, discovery, health, status and scale subresources.
 //! - [`meta`]: ObjectMeta rules applied on create, update and delete.
 //! - [`storage`]: the revisioned key/value [`storage::Store`] and its backends.
@@ -26,6 +27,7 @@ pub mod crd;
 pub mod error;
 pub mod handlers;
 pub mod meta;
+pub mod metrics;
 pub mod request;
 pub mod selector;
 pub mod server;

@@ -1,31 +1,46 @@
-//! x509 client-certificate authentication: the chain must verify against the client CA
-//! for client authentication; the user is the subject CN and the groups its O values.
+//! Client-certificate checks: a [`CertVerifier`] proves a chain leads to one CA bundle for
+//! client authentication (and says why not, for logs and metrics); the x509 authenticator
+//! wraps it to make the user from the subject (CN = user, O = groups), as kube's
+//! `x509.CommonNameUserConversion`.
 
 use std::sync::Arc;
 
-use rustls::RootCertStore;
+use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, UnixTime};
 use rustls::server::WebPkiClientVerifier;
 use rustls::server::danger::ClientCertVerifier;
+use rustls::{CertificateError, RootCertStore};
 
-use super::UserInfo;
+use super::{Outcome, RejectReason, Rejection, UserInfo};
 
-/// What the x509 authenticator made of a request.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Outcome {
-    User(UserInfo),
-    /// No client certificate: not ours to decide.
-    NoCertificate,
-    /// A certificate that does not verify; the reason is for logs and metrics.
-    Rejected(String),
-}
-
-/// Verifies client certificates against one CA bundle.
-pub struct X509Authenticator {
+/// Verifies client certificate chains against one CA bundle.
+#[derive(Clone)]
+pub struct CertVerifier {
     verifier: Arc<dyn ClientCertVerifier>,
+    /// The PEM or DER bundle it was built from, to notice when a reload changes nothing.
+    source: Arc<[u8]>,
 }
 
-impl X509Authenticator {
+/// The parts of a verified leaf's subject that become a user.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Subject {
+    pub common_name: String,
+    pub organizations: Vec<String>,
+}
+
+impl CertVerifier {
+    /// From a PEM bundle (a file's or a ConfigMap key's content).
+    pub fn from_pem(pem: &[u8]) -> Result<Self, String> {
+        let certs: Result<Vec<_>, _> = CertificateDer::pem_slice_iter(pem).collect();
+        let certs = certs.map_err(|e| format!("invalid CA bundle: {e}"))?;
+        if certs.is_empty() {
+            return Err("the CA bundle holds no certificate".into());
+        }
+        let mut verifier = Self::new(&certs)?;
+        verifier.source = Arc::from(pem);
+        Ok(verifier)
+    }
+
     /// From the CA certificates the client certificates must chain to.
     pub fn new(cas: &[CertificateDer<'static>]) -> Result<Self, String> {
         let mut roots = RootCertStore::empty();
@@ -40,43 +55,200 @@ impl X509Authenticator {
         )
         .build()
         .map_err(|e| format!("client CA: {e}"))?;
-        Ok(X509Authenticator { verifier })
+        let source: Vec<u8> = cas.iter().flat_map(|c| c.as_ref().to_vec()).collect();
+        Ok(CertVerifier {
+            verifier,
+            source: Arc::from(source),
+        })
     }
 
-    pub fn authenticate(&self, chain: &[CertificateDer<'static>]) -> Outcome {
-        let Some((leaf, intermediates)) = chain.split_first() else {
-            return Outcome::NoCertificate;
-        };
-        if let Err(e) = self
-            .verifier
+    /// Whether this verifier was built from exactly `pem`.
+    pub fn built_from(&self, pem: &[u8]) -> bool {
+        *self.source == *pem
+    }
+
+    /// Checks `leaf` (with the client's intermediates) for client authentication now.
+    pub fn verify(
+        &self,
+        leaf: &CertificateDer<'static>,
+        intermediates: &[CertificateDer<'static>],
+    ) -> Result<Subject, Rejection> {
+        self.verifier
             .verify_client_cert(leaf, intermediates, UnixTime::now())
-        {
-            return Outcome::Rejected(e.to_string());
-        }
-        match subject(leaf) {
-            Ok((cn, _)) if cn.is_empty() => {
-                Outcome::Rejected("certificate has no common name".into())
+            .map_err(|e| Rejection {
+                reason: classify(&e),
+                detail: e.to_string(),
+            })?;
+        subject(leaf)
+    }
+}
+
+/// Maps a verification failure onto the reasons `/metrics` counts.
+fn classify(err: &rustls::Error) -> RejectReason {
+    match err {
+        rustls::Error::InvalidCertificate(c) => match c {
+            CertificateError::UnknownIssuer => RejectReason::UnknownAuthority,
+            CertificateError::Expired | CertificateError::ExpiredContext { .. } => {
+                RejectReason::Expired
             }
-            Ok((cn, orgs)) => Outcome::User(UserInfo::authenticated(cn, orgs)),
-            Err(e) => Outcome::Rejected(e),
-        }
+            CertificateError::NotValidYet | CertificateError::NotValidYetContext { .. } => {
+                RejectReason::NotYetValid
+            }
+            CertificateError::InvalidPurpose | CertificateError::InvalidPurposeContext { .. } => {
+                RejectReason::WrongKeyUsage
+            }
+            _ => RejectReason::BadCertificate,
+        },
+        _ => RejectReason::BadCertificate,
     }
 }
 
 /// The subject's CN and O values.
-fn subject(cert: &CertificateDer<'_>) -> Result<(String, Vec<String>), String> {
-    let (_, parsed) = x509_parser::parse_x509_certificate(cert.as_ref())
-        .map_err(|e| format!("unparsable certificate: {e}"))?;
+fn subject(cert: &CertificateDer<'_>) -> Result<Subject, Rejection> {
+    let (_, parsed) =
+        x509_parser::parse_x509_certificate(cert.as_ref()).map_err(|e| Rejection {
+            reason: RejectReason::BadCertificate,
+            detail: format!("unparsable certificate: {e}"),
+        })?;
     let subject = parsed.subject();
-    let cn = subject
+    let common_name = subject
         .iter_common_name()
         .next()
         .and_then(|a| a.as_str().ok())
         .unwrap_or_default()
         .to_string();
-    let orgs = subject
+    let organizations = subject
         .iter_organization()
         .filter_map(|a| a.as_str().ok().map(str::to_string))
         .collect();
-    Ok((cn, orgs))
+    Ok(Subject {
+        common_name,
+        organizations,
+    })
+}
+
+/// `--client-ca-file` (or the ConfigMap's `client-ca-file`) authentication.
+#[derive(Clone)]
+pub struct X509Authenticator {
+    verifier: CertVerifier,
+}
+
+impl X509Authenticator {
+    pub fn new(verifier: CertVerifier) -> Self {
+        X509Authenticator { verifier }
+    }
+
+    pub fn verifier(&self) -> &CertVerifier {
+        &self.verifier
+    }
+
+    /// No certificate, or a verified one without a CN, is not ours (as upstream); a
+    /// certificate that does not verify is rejected.
+    pub fn authenticate(&self, chain: &[CertificateDer<'static>]) -> Outcome {
+        let Some((leaf, intermediates)) = chain.split_first() else {
+            return Outcome::NotMine;
+        };
+        match self.verifier.verify(leaf, intermediates) {
+            Ok(s) if s.common_name.is_empty() => Outcome::NotMine,
+            Ok(s) => Outcome::User(UserInfo::new(s.common_name, s.organizations)),
+            Err(r) => Outcome::Rejected(r),
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::server::pki::{self, Leaf};
+    use rcgen::{CertificateParams, DnType, ExtendedKeyUsagePurpose, Issuer, KeyPair};
+
+    pub fn der(pem: &str) -> CertificateDer<'static> {
+        CertificateDer::from_pem_slice(pem.as_bytes()).expect("pem")
+    }
+
+    /// A client certificate from a fresh CA, valid between the given day offsets.
+    pub fn dated_client(from_days: i64, to_days: i64) -> (String, CertificateDer<'static>) {
+        let ca_key = KeyPair::generate().expect("key");
+        let mut ca = CertificateParams::new(Vec::<String>::new()).expect("params");
+        ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        ca.distinguished_name.push(DnType::CommonName, "dated-ca");
+        let ca_cert = ca.self_signed(&ca_key).expect("ca");
+        let issuer = Issuer::new(ca, ca_key);
+        let mut leaf = CertificateParams::new(Vec::<String>::new()).expect("params");
+        leaf.distinguished_name.push(DnType::CommonName, "alice");
+        leaf.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+        let now = time::OffsetDateTime::now_utc();
+        leaf.not_before = now + time::Duration::days(from_days);
+        leaf.not_after = now + time::Duration::days(to_days);
+        let key = KeyPair::generate().expect("key");
+        let cert = leaf.signed_by(&key, &issuer).expect("leaf");
+        (ca_cert.pem(), CertificateDer::from(cert.der().to_vec()))
+    }
+
+    #[test]
+    fn authenticate_certificates_outcomes() {
+        let ca = pki::new_authority("client-ca").expect("ca");
+        let other = pki::new_authority("other-ca").expect("ca");
+        let auth =
+            X509Authenticator::new(CertVerifier::from_pem(ca.pem.cert.as_bytes()).expect("v"));
+        let client = |a: &pki::Authority, user: &str, groups: &[&str]| {
+            der(&a.issue(Leaf::Client { user, groups }).expect("leaf").cert)
+        };
+        let serving = der(&ca
+            .issue(Leaf::Serving { hosts: &["x"] })
+            .expect("leaf")
+            .cert);
+        // rcgen keeps one value per attribute type, so one O is all a test can make.
+        let alice = UserInfo::new("alice".into(), vec!["dev".into()]);
+        let cases: Vec<(&str, Vec<CertificateDer<'static>>, Outcome)> = vec![
+            ("no certificate", vec![], Outcome::NotMine),
+            (
+                "trusted",
+                vec![client(&ca, "alice", &["dev"])],
+                Outcome::User(alice),
+            ),
+            ("empty cn", vec![client(&ca, "", &[])], Outcome::NotMine),
+        ];
+        for (name, chain, want) in cases {
+            assert_eq!(auth.authenticate(&chain), want, "{name}");
+        }
+        let rejected = [
+            (
+                "other ca",
+                client(&other, "alice", &[]),
+                RejectReason::UnknownAuthority,
+            ),
+            ("serving cert", serving, RejectReason::WrongKeyUsage),
+        ];
+        for (name, cert, reason) in rejected {
+            match auth.authenticate(&[cert]) {
+                Outcome::Rejected(r) => assert_eq!(r.reason, reason, "{name}: {}", r.detail),
+                other => panic!("{name}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn verify_out_of_date_certificates_rejected_with_reason() {
+        let cases = [
+            ("expired", -30, -1, RejectReason::Expired),
+            ("not yet valid", 1, 30, RejectReason::NotYetValid),
+        ];
+        for (name, from, to, reason) in cases {
+            let (ca, leaf) = dated_client(from, to);
+            let verifier = CertVerifier::from_pem(ca.as_bytes()).expect("verifier");
+            let got = verifier.verify(&leaf, &[]).map_err(|r| r.reason);
+            assert_eq!(got, Err(reason), "{name}");
+        }
+    }
+
+    #[test]
+    fn from_pem_bad_bundles_fail() {
+        for (name, pem) in [
+            ("empty", ""),
+            ("garbage", "-----BEGIN CERTIFICATE-----\nzz\n"),
+        ] {
+            assert!(CertVerifier::from_pem(pem.as_bytes()).is_err(), "{name}");
+        }
+    }
 }

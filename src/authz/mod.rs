@@ -1,29 +1,124 @@
-//! Authorization stage: may this user do this. Until delegated authorization lands:
-//! always-allow paths (`/healthz`, `/livez`, `/readyz`), `system:masters` may do
-//! everything, everyone else is forbidden with kube's message.
+//! Authorization stage: may this user do this. As k8s.io/apiserver's delegated
+//! authorizer, in order: `--authorization-always-allow-groups` (default `system:masters`),
+//! `--authorization-always-allow-paths` (non-resource requests; default `/healthz`,
+//! `/readyz`, `/livez`; a trailing `*` matches a prefix), then a SubjectAccessReview
+//! ([`sar`]) when there is a cluster to ask. Without one (dev mode) nothing else is
+//! allowed. A refusal is kube's 403 with the review's reason; a failed review is a 500.
+
+pub mod sar;
+
+use std::sync::Arc;
 
 use crate::authn::UserInfo;
+use crate::authn::client::{ClientError, delegation_client};
+use crate::config::auth::{AuthFlags, non_empty};
 use crate::error::{ApiError, GroupResource};
+use crate::metrics::Metrics;
 use crate::request::info::RequestInfo;
+use sar::{Decision, SarAuthorizer};
 
-/// Paths anyone may read, as `--authorization-always-allow-paths` defaults.
-const ALWAYS_ALLOW_PATHS: &[&str] = &["/healthz", "/readyz", "/livez"];
-/// Groups that may do everything, as `--authorization-always-allow-groups` defaults.
-const ALWAYS_ALLOW_GROUPS: &[&str] = &["system:masters"];
+/// One `--authorization-always-allow-paths` entry, without its leading `/`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum PathRule {
+    Exact(String),
+    Prefix(String),
+}
 
-/// Allow, or the 403 kube sends.
-pub fn authorize(user: &UserInfo, info: &RequestInfo) -> Result<(), ApiError> {
-    if !info.is_resource_request && ALWAYS_ALLOW_PATHS.contains(&info.path.as_str()) {
-        return Ok(());
+/// The authorizer chain.
+pub struct Authorizer {
+    paths: Vec<PathRule>,
+    groups: Vec<String>,
+    webhook: Option<SarAuthorizer>,
+}
+
+impl Authorizer {
+    /// From the always-allow lists; fails on a `*` that is not trailing, as upstream.
+    pub fn new(
+        paths: &[String],
+        groups: &[String],
+        webhook: Option<SarAuthorizer>,
+    ) -> Result<Self, String> {
+        let mut rules = Vec::new();
+        for path in non_empty(paths) {
+            let p = path.trim_start_matches('/');
+            match p.find('*') {
+                None => rules.push(PathRule::Exact(p.to_string())),
+                Some(i) if i + 1 == p.len() => rules.push(PathRule::Prefix(p[..i].to_string())),
+                Some(_) => return Err(format!("only trailing * allowed in {p:?}")),
+            }
+        }
+        Ok(Authorizer {
+            paths: rules,
+            groups: non_empty(groups),
+            webhook,
+        })
     }
-    if user
-        .groups
-        .iter()
-        .any(|g| ALWAYS_ALLOW_GROUPS.contains(&g.as_str()))
-    {
-        return Ok(());
+
+    /// The delegated authorizer the flags describe (SubjectAccessReview when a client for
+    /// `--authorization-kubeconfig`, `--kubeconfig` or the cluster can be had).
+    pub async fn delegated(flags: &AuthFlags, metrics: Arc<Metrics>) -> Result<Self, String> {
+        let client = delegation_client(
+            flags.authorization_kubeconfig.as_deref(),
+            flags.kubeconfig.as_deref(),
+        )
+        .await
+        .map_err(|e: ClientError| {
+            format!("failed to get delegated authorization kubeconfig: {e}")
+        })?;
+        if client.is_none() {
+            tracing::warn!(
+                "No authorization-kubeconfig provided, so SubjectAccessReview of authorization tokens won't work."
+            );
+        }
+        let webhook = client.map(|c| {
+            SarAuthorizer::new(
+                c,
+                flags.authorization_webhook_cache_authorized_ttl,
+                flags.authorization_webhook_cache_unauthorized_ttl,
+                metrics,
+            )
+        });
+        Authorizer::new(
+            &flags.authorization_always_allow_paths,
+            &flags.authorization_always_allow_groups,
+            webhook,
+        )
     }
-    Err(forbidden(user, info, ""))
+
+    fn always_allowed(&self, user: &UserInfo, info: &RequestInfo) -> bool {
+        if user.groups.iter().any(|g| self.groups.contains(g)) {
+            return true;
+        }
+        if info.is_resource_request {
+            return false;
+        }
+        let path = info.path.trim_start_matches('/');
+        self.paths.iter().any(|rule| match rule {
+            PathRule::Exact(p) => p == path,
+            PathRule::Prefix(p) => path.starts_with(p.as_str()),
+        })
+    }
+
+    /// Allow, or the 403 (or 500) kube sends.
+    pub async fn authorize(&self, user: &UserInfo, info: &RequestInfo) -> Result<(), ApiError> {
+        if self.always_allowed(user, info) {
+            return Ok(());
+        }
+        let Some(webhook) = &self.webhook else {
+            return Err(forbidden(user, info, ""));
+        };
+        match webhook.authorize(user, info).await {
+            Ok(Decision::Allow) => Ok(()),
+            Ok(Decision::Deny(reason) | Decision::NoOpinion(reason)) => {
+                tracing::debug!(user = %user.name, verb = info.verb.as_str(), path = %info.path, %reason, "forbidden");
+                Err(forbidden(user, info, &reason))
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "failed to make webhook authorizer request");
+                Err(ApiError::Internal(e.to_string()))
+            }
+        }
+    }
 }
 
 /// kube's Forbidden: `<resource>.<group> "<name>" is forbidden: User "<u>" cannot <verb> resource ...`.
@@ -70,5 +165,102 @@ pub fn forbidden(user: &UserInfo, info: &RequestInfo, reason: &str) -> ApiError 
         message,
         resource: Some(resource),
         name: info.name.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request::info;
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[tokio::test]
+    async fn authorize_without_webhook_always_allow_only() {
+        let authz = Authorizer::new(
+            &strings(&["/healthz", "/readyz", "/livez", "/debug/*"]),
+            &strings(&["system:masters"]),
+            None,
+        )
+        .expect("authorizer");
+        let admin = UserInfo::authenticated("admin".into(), strings(&["system:masters"]));
+        let anon = UserInfo::anonymous();
+        let cases = [
+            ("healthz anonymous", &anon, "GET", "/healthz", true),
+            ("readyz anonymous", &anon, "GET", "/readyz", true),
+            ("livez anonymous", &anon, "GET", "/livez", true),
+            (
+                "healthz subpath not listed",
+                &anon,
+                "GET",
+                "/healthz/ping",
+                false,
+            ),
+            ("prefix rule", &anon, "GET", "/debug/pprof", true),
+            (
+                "resource anonymous",
+                &anon,
+                "GET",
+                "/apis/g/v1/namespaces/d/things",
+                false,
+            ),
+            (
+                "masters resource",
+                &admin,
+                "DELETE",
+                "/apis/g/v1/namespaces/d/things/x",
+                true,
+            ),
+            ("masters path", &admin, "GET", "/metrics", true),
+        ];
+        for (name, user, method, path, want) in cases {
+            let got = authz.authorize(user, &info::parse(method, path, "")).await;
+            assert_eq!(got.is_ok(), want, "{name}: {got:?}");
+        }
+    }
+
+    #[test]
+    fn new_misplaced_star_fails() {
+        assert!(Authorizer::new(&strings(&["/a*b"]), &[], None).is_err());
+    }
+
+    #[test]
+    fn forbidden_messages_match_kube() {
+        let bob = UserInfo::authenticated("bob".into(), vec![]);
+        let cases = [
+            (
+                (
+                    "GET",
+                    "/apis/stable.example.com/v1/namespaces/default/crontabs",
+                ),
+                "",
+                "crontabs.stable.example.com is forbidden: User \"bob\" cannot list resource \"crontabs\" in API group \"stable.example.com\" in the namespace \"default\"",
+            ),
+            (
+                (
+                    "GET",
+                    "/apis/stable.example.com/v1/namespaces/default/crontabs/x/status",
+                ),
+                "no RBAC policy matched",
+                "crontabs.stable.example.com \"x\" is forbidden: User \"bob\" cannot get resource \"crontabs/status\" in API group \"stable.example.com\" in the namespace \"default\": no RBAC policy matched",
+            ),
+            (
+                ("GET", "/apis/example.org/v1/widgets"),
+                "",
+                "widgets.example.org is forbidden: User \"bob\" cannot list resource \"widgets\" in API group \"example.org\" at the cluster scope",
+            ),
+            (
+                ("GET", "/metrics"),
+                "",
+                "forbidden: User \"bob\" cannot get path \"/metrics\"",
+            ),
+        ];
+        for ((method, path), reason, want) in cases {
+            let err = forbidden(&bob, &info::parse(method, path, ""), reason);
+            assert_eq!(err.to_string(), want);
+            assert_eq!(err.code(), 403);
+        }
     }
 }

@@ -1,4 +1,6 @@
-//! Configuration stage: command-line flags (k8s.io/apiserver's names) into a validated [`Config`].
+//! Configuration stage: command-line flags (k8s.io/apiserver's names) into typed flags ([`ServeFlags`]).
+
+pub mod auth;
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -50,12 +52,27 @@ pub struct ServeFlags {
         default_value = "apiserver.local.config/certificates"
     )]
     pub cert_dir: PathBuf,
-    /// CA bundle (PEM) that client certificates must chain to (user = CN, groups = O).
-    #[arg(long = "client-ca-file")]
-    pub client_ca_file: Option<PathBuf>,
     /// Directory of the embedded store.
     #[arg(long = "data-dir", default_value = "data")]
     pub data_dir: PathBuf,
+    /// etcd endpoints (comma-separated); unset = the embedded store under --data-dir.
+    #[arg(long = "etcd-servers", value_delimiter = ',')]
+    pub etcd_servers: Vec<String>,
+    /// CA bundle that etcd's serving certificate must chain to.
+    #[arg(long = "etcd-cafile")]
+    pub etcd_cafile: Option<PathBuf>,
+    /// Client certificate for etcd (PEM).
+    #[arg(long = "etcd-certfile")]
+    pub etcd_certfile: Option<PathBuf>,
+    /// Client key for etcd (PEM).
+    #[arg(long = "etcd-keyfile")]
+    pub etcd_keyfile: Option<PathBuf>,
+    /// How long connecting to etcd may take at start-up and on reconnects.
+    #[arg(long = "etcd-dial-timeout", default_value = "20s", value_parser = parse_duration)]
+    pub etcd_dial_timeout: Duration,
+    /// How long one storage request may take before the client gets a 504.
+    #[arg(long = "request-timeout", default_value = "60s", value_parser = parse_duration)]
+    pub request_timeout: Duration,
     /// Prefix of every storage key.
     #[arg(long = "etcd-prefix", default_value = "/registry")]
     pub etcd_prefix: String,
@@ -71,6 +88,8 @@ pub struct ServeFlags {
     /// Dev mode only: where the dev PKI and kubeconfig are kept.
     #[arg(long = "dev-pki-dir", default_value = "pki/dev")]
     pub dev_pki_dir: PathBuf,
+    #[command(flatten)]
+    pub auth: auth::AuthFlags,
     /// Log format: text or json.
     #[arg(long = "log-format", default_value = "text")]
     pub log_format: String,

@@ -53,9 +53,35 @@ pub async fn serve(
     body: impl std::future::Future<Output = Result<Bytes, ApiError>>,
     peer_certs: &[rustls::pki_types::CertificateDer<'static>],
 ) -> Reply {
+    let started = std::time::Instant::now();
     // Request info first: authorization needs verb, resource and name.
     let info = info::parse(method.as_str(), path, raw_query);
-    let user = match state.authenticator.authenticate(peer_certs) {
+    let labels = crate::metrics::RequestLabels::of(&info, &state.catalog);
+    let reply = stages(state, info, method, raw_query, headers, body, peer_certs).await;
+    let code = crate::metrics::reply_code(&reply);
+    state
+        .metrics
+        .observe_request(labels, code, started.elapsed());
+    reply
+}
+
+/// Authentication → authorization → body → dispatch.
+async fn stages(
+    state: &Arc<AppState>,
+    info: RequestInfo,
+    method: Method,
+    raw_query: &str,
+    mut headers: HeaderMap,
+    body: impl std::future::Future<Output = Result<Bytes, ApiError>>,
+    peer_certs: &[rustls::pki_types::CertificateDer<'static>],
+) -> Reply {
+    // Authentication also strips the front-proxy headers, whatever its outcome, so no
+    // handler ever sees them.
+    let user = match state
+        .authenticator
+        .authenticate(&mut headers, peer_certs)
+        .await
+    {
         Ok(user) => user,
         Err(e) => return Reply::Error(e),
     };
@@ -68,7 +94,7 @@ pub async fn serve(
         name = %info.name,
         user = %user.name,
     );
-    if let Err(e) = crate::authz::authorize(&user, &info) {
+    if let Err(e) = state.authorizer.authorize(&user, &info).await {
         return Reply::Error(e);
     }
     // The body is read only after authorization, so strangers cannot make the server
@@ -124,6 +150,7 @@ async fn non_resource(state: &Arc<AppState>, call: &Call) -> Result<Reply, ApiEr
     match (parts.as_slice(), is_get) {
         (["healthz" | "livez" | "readyz", ..], true) => health::check(state, call, &parts).await,
         (["version"], true) => Ok(health::version()),
+        (["metrics"], true) => Ok(state.metrics.reply()),
         (["apis"], true) => discovery::groups(state, call),
         (["apis", group], true) => discovery::group(state, call, group),
         (["apis", group, version], true) => discovery::resources(state, call, group, version),

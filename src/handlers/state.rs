@@ -1,4 +1,5 @@
-//! Serving state shared by every request: the CRD catalog, the store, authn and lifecycle.
+//! Serving state shared by every request: the CRD catalog, the store, authn, authz,
+//! metrics and lifecycle.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -7,7 +8,9 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 use crate::authn::Authenticator;
+use crate::authz::Authorizer;
 use crate::crd::catalog::Catalog;
+use crate::metrics::Metrics;
 use crate::storage::Store;
 use crate::storage::key::KeyLayout;
 
@@ -53,6 +56,8 @@ pub struct AppState {
     pub store: Arc<dyn Store>,
     pub keys: KeyLayout,
     pub authenticator: Authenticator,
+    pub authorizer: Authorizer,
+    pub metrics: Arc<Metrics>,
     pub lifecycle: Lifecycle,
     pub bookmark_interval: Duration,
 }

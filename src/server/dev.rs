@@ -82,7 +82,7 @@ pub fn prepare(mut flags: ServeFlags) -> Result<(ServeFlags, DevPki), PkiError> 
     dev.ensure()?;
     flags.tls_cert_file = Some(dev.dir.join("serving.crt"));
     flags.tls_private_key_file = Some(dev.dir.join("serving.key"));
-    flags.client_ca_file = Some(dev.client_ca.clone());
+    flags.auth.client_ca_file = Some(dev.client_ca.clone());
     if flags.crd_dir.is_empty() {
         flags.crd_dir = vec![PathBuf::from("manifests/examples")];
     }

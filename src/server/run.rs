@@ -8,14 +8,17 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 
-use crate::authn::{Authenticator, x509::X509Authenticator};
+use crate::authn::{self, Authenticator};
+use crate::authz::Authorizer;
 use crate::config::ServeFlags;
 use crate::crd::catalog::Catalog;
 use crate::handlers::AppState;
 use crate::handlers::state::Lifecycle;
+use crate::metrics::Metrics;
 use crate::server::{accept, pki, shutdown, tls};
 use crate::storage::Store;
 use crate::storage::embedded::EmbeddedStore;
+use crate::storage::etcd::{EtcdConfig, EtcdStore};
 use crate::storage::key::KeyLayout;
 
 /// Why the server could not start; `exit_code` follows sysexits (64 = bad input).
@@ -74,14 +77,40 @@ fn acceptor(flags: &ServeFlags) -> Result<TlsAcceptor, StartError> {
     Ok(TlsAcceptor::from(Arc::new(config)))
 }
 
-fn authenticator(flags: &ServeFlags) -> Result<Authenticator, StartError> {
-    let x509 = match &flags.client_ca_file {
-        Some(path) => {
-            Some(X509Authenticator::new(&tls::read_certs(path)?).map_err(StartError::Config)?)
-        }
-        None => None,
+/// The delegated authenticator and authorizer; the ConfigMap watcher is spawned here so
+/// CA rotations apply while serving.
+async fn authenticator(
+    flags: &ServeFlags,
+    metrics: &Arc<Metrics>,
+) -> Result<(Authenticator, Authorizer), StartError> {
+    let (authenticator, watcher) = authn::setup::authenticator(&flags.auth, metrics.clone())
+        .await
+        .map_err(|e| StartError::Config(e.to_string()))?;
+    if let Some(watcher) = watcher {
+        tokio::spawn(watcher.run());
+    }
+    let authorizer = Authorizer::delegated(&flags.auth, metrics.clone())
+        .await
+        .map_err(StartError::Config)?;
+    Ok((authenticator, authorizer))
+}
+
+/// The etcd backend when `--etcd-servers` is set, else the embedded store.
+async fn open_store(flags: &ServeFlags) -> Result<Arc<dyn Store>, StartError> {
+    if flags.etcd_servers.is_empty() {
+        let store: Arc<dyn Store> = EmbeddedStore::open(&flags.data_dir)?;
+        return Ok(store);
+    }
+    let config = EtcdConfig {
+        endpoints: flags.etcd_servers.clone(),
+        ca_file: flags.etcd_cafile.clone(),
+        cert_file: flags.etcd_certfile.clone(),
+        key_file: flags.etcd_keyfile.clone(),
+        dial_timeout: flags.etcd_dial_timeout,
+        request_timeout: flags.request_timeout,
     };
-    Ok(Authenticator::new(x509))
+    let store: Arc<dyn Store> = EtcdStore::connect(config).await?;
+    Ok(store)
 }
 
 /// Runs the server until SIGTERM/SIGINT; `on_listening` learns the bound address first.
@@ -92,13 +121,16 @@ pub async fn run(
     tls::install_crypto_provider();
     let catalog = load_catalog(&flags.crd_dir)?;
     let acceptor = acceptor(&flags)?;
-    let authenticator = authenticator(&flags)?;
-    let store: Arc<dyn Store> = EmbeddedStore::open(&flags.data_dir)?;
+    let metrics = Arc::new(Metrics::new());
+    let (authenticator, authorizer) = authenticator(&flags, &metrics).await?;
+    let store = open_store(&flags).await?;
     let state = Arc::new(AppState {
         catalog: Arc::new(catalog),
         store: store.clone(),
         keys: KeyLayout::new(&flags.etcd_prefix),
         authenticator,
+        authorizer,
+        metrics,
         lifecycle: Lifecycle::default(),
         bookmark_interval: flags.bookmark_interval,
     });

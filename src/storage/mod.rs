@@ -9,6 +9,7 @@
 //! - compaction forgets history before a revision: reads and watches there are `Compacted`.
 
 pub mod embedded;
+pub mod etcd;
 pub mod key;
 
 use std::pin::Pin;

@@ -1,0 +1,230 @@
+//! Throughput benchmark: creates/s and GETs/s of a 1 KiB custom object through the full
+//! HTTPS stack, against the raw rate of the store underneath, at concurrency 1, 16, 64 —
+//! all measured in one run on this machine and printed as one table of ratios.
+//!
+//! Run: `cargo bench --bench throughput` (starts its own etcd and servers; ~2 minutes).
+//! `BENCH_SECONDS` sets the time per measurement (default 3).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a harness fails loudly
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+#[path = "../tests/common/etcd.rs"]
+mod etcd;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crd_apiserver::storage::Store;
+use crd_apiserver::storage::embedded::EmbeddedStore;
+use serde_json::json;
+
+const CONCURRENCY: [usize; 3] = [1, 16, 64];
+const CT: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
+
+fn seconds() -> Duration {
+    let secs = std::env::var("BENCH_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3.0);
+    Duration::from_secs_f64(secs)
+}
+
+/// A 1 KiB custom object (its JSON is 1024 bytes ± a few).
+fn object(name: &str) -> serde_json::Value {
+    let mut o = json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+        "metadata": {"name": name}, "spec": {"cronSpec": "* * * * */5", "image": ""}});
+    let pad = 1024usize.saturating_sub(o.to_string().len());
+    o["spec"]["image"] = json!("x".repeat(pad));
+    o
+}
+
+/// Runs `op(task, i)` from `concurrency` tasks for the configured time; returns ops/s.
+async fn rate<F, Fut>(concurrency: usize, op: F) -> f64
+where
+    F: Fn(usize, u64) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ()> + Send,
+{
+    let op = Arc::new(op);
+    let done = Arc::new(AtomicU64::new(0));
+    let deadline = Instant::now() + seconds();
+    let start = Instant::now();
+    let tasks: Vec<_> = (0..concurrency)
+        .map(|task| {
+            let (op, done) = (op.clone(), done.clone());
+            tokio::spawn(async move {
+                let mut i = 0u64;
+                while Instant::now() < deadline {
+                    op(task, i).await;
+                    i += 1;
+                    done.fetch_add(1, Ordering::Relaxed);
+                }
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.unwrap();
+    }
+    done.load(Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64()
+}
+
+/// Full-stack creates and GETs through HTTPS against one server.
+async fn full_stack(server: &common::Server, tag: &str, concurrency: usize) -> (f64, f64) {
+    let client = server.client();
+    let url = server.url(CT);
+    let (c, u, t) = (client.clone(), url.clone(), tag.to_string());
+    let creates = rate(concurrency, move |task, i| {
+        let (c, u) = (c.clone(), u.clone());
+        let body = object(&format!("{t}-c{concurrency}-{task}-{i}"));
+        async move {
+            let r = c.post(u).json(&body).send().await.unwrap();
+            assert_eq!(r.status().as_u16(), 201);
+        }
+    })
+    .await;
+    let t = tag.to_string();
+    let gets = rate(concurrency, move |task, i| {
+        let (c, u) = (client.clone(), url.clone());
+        let name = format!("{t}-c{concurrency}-{task}-{}", i % 8);
+        async move {
+            let r = c.get(format!("{u}/{name}")).send().await.unwrap();
+            assert!(r.status().is_success() || r.status().as_u16() == 404);
+            let _ = r.bytes().await;
+        }
+    })
+    .await;
+    (creates, gets)
+}
+
+/// Raw etcd puts and ranges of the same value size.
+async fn raw_etcd(endpoint: &str, concurrency: usize) -> (f64, f64) {
+    let client = etcd_client::Client::connect([endpoint], None)
+        .await
+        .unwrap();
+    let value = object("raw").to_string().into_bytes();
+    let (c, v) = (client.clone(), value.clone());
+    let puts = rate(concurrency, move |task, i| {
+        let (mut c, v) = (c.clone(), v.clone());
+        async move {
+            c.put(format!("/raw/c{concurrency}/{task}/{i}"), v, None)
+                .await
+                .unwrap();
+        }
+    })
+    .await;
+    let gets = rate(concurrency, move |task, i| {
+        let mut c = client.clone();
+        async move {
+            c.get(format!("/raw/c{concurrency}/{task}/{}", i % 8), None)
+                .await
+                .unwrap();
+        }
+    })
+    .await;
+    (puts, gets)
+}
+
+/// Raw embedded-store commits and reads through the Store trait, no HTTP.
+async fn raw_embedded(store: Arc<EmbeddedStore>, concurrency: usize) -> (f64, f64) {
+    let value = object("raw").to_string().into_bytes();
+    let (s, v) = (store.clone(), value.clone());
+    let creates = rate(concurrency, move |task, i| {
+        let (s, v) = (s.clone(), v.clone());
+        async move {
+            s.create(&format!("/raw/c{concurrency}/{task}/{i}"), v)
+                .await
+                .unwrap();
+        }
+    })
+    .await;
+    let gets = rate(concurrency, move |task, i| {
+        let s = store.clone();
+        async move {
+            s.get(&format!("/raw/c{concurrency}/{task}/{}", i % 8))
+                .await
+                .unwrap();
+        }
+    })
+    .await;
+    (creates, gets)
+}
+
+struct Row {
+    backend: &'static str,
+    op: &'static str,
+    concurrency: usize,
+    full: f64,
+    raw: f64,
+}
+
+fn print(rows: &[Row]) {
+    println!();
+    println!("| backend  | operation | concurrency | full stack ops/s | raw store ops/s | ratio |");
+    println!("|----------|-----------|------------:|-----------------:|----------------:|------:|");
+    for r in rows {
+        println!(
+            "| {:<8} | {:<9} | {:>11} | {:>16.0} | {:>15.0} | {:>5.2} |",
+            r.backend,
+            r.op,
+            r.concurrency,
+            r.full,
+            r.raw,
+            r.full / r.raw
+        );
+    }
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut rows = Vec::new();
+        let etcd = etcd::Etcd::start();
+        let server = common::Server::start_with(&["--etcd-servers", &etcd.endpoint]);
+        for c in CONCURRENCY {
+            let (raw_puts, raw_gets) = raw_etcd(&etcd.endpoint, c).await;
+            let (creates, gets) = full_stack(&server, "etcd", c).await;
+            rows.push(Row {
+                backend: "etcd",
+                op: "create",
+                concurrency: c,
+                full: creates,
+                raw: raw_puts,
+            });
+            rows.push(Row {
+                backend: "etcd",
+                op: "get",
+                concurrency: c,
+                full: gets,
+                raw: raw_gets,
+            });
+        }
+        drop(server);
+        let server = common::Server::start();
+        let dir = tempfile::tempdir().unwrap();
+        let store = EmbeddedStore::open(dir.path()).unwrap();
+        for c in CONCURRENCY {
+            let (raw_creates, raw_gets) = raw_embedded(store.clone(), c).await;
+            let (creates, gets) = full_stack(&server, "emb", c).await;
+            rows.push(Row {
+                backend: "embedded",
+                op: "create",
+                concurrency: c,
+                full: creates,
+                raw: raw_creates,
+            });
+            rows.push(Row {
+                backend: "embedded",
+                op: "get",
+                concurrency: c,
+                full: gets,
+                raw: raw_gets,
+            });
+        }
+        print(&rows);
+    });
+}

@@ -1,0 +1,211 @@
+//! Delegated authorization: a SubjectAccessReview (`authorization.k8s.io/v1`) per
+//! request, as k8s.io/apiserver's webhook authorizer. The review carries the user (name,
+//! uid, groups, extra) and either the resource attributes (verb, group, version,
+//! resource, subresource, namespace, name) or the non-resource ones (path, verb); empty
+//! values are left out, as Go's `omitempty`. Answers are cached by the review's spec:
+//! allowed ones for `--authorization-webhook-cache-authorized-ttl`, the others for
+//! `--authorization-webhook-cache-unauthorized-ttl`; failed calls are not cached.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::authorization::v1::{
+    NonResourceAttributes, ResourceAttributes, SubjectAccessReview, SubjectAccessReviewSpec,
+};
+use kube::api::{Api, PostParams};
+
+use crate::authn::UserInfo;
+use crate::authn::cache::{DEFAULT_CAPACITY, TtlCache};
+use crate::authn::client::{ReviewError, review};
+use crate::metrics::Metrics;
+use crate::request::info::RequestInfo;
+
+/// Specs longer than this are not cached (upstream bounds the cache key size too).
+const MAX_CACHED_KEY: usize = 10_000;
+
+/// What the cluster decided, with its reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    Allow,
+    Deny(String),
+    NoOpinion(String),
+}
+
+/// Why no decision could be had; the request then fails with a 500, as upstream.
+#[derive(Debug, thiserror::Error)]
+pub enum SarError {
+    #[error("subjectaccessreview: {0}")]
+    Review(#[from] ReviewError),
+    #[error("webhook subject access review returned both allow and deny response")]
+    AllowAndDeny,
+}
+
+fn some(s: &str) -> Option<String> {
+    (!s.is_empty()).then(|| s.to_string())
+}
+
+/// The review's spec for `user` doing `info`.
+pub fn spec(user: &UserInfo, info: &RequestInfo) -> SubjectAccessReviewSpec {
+    let mut spec = SubjectAccessReviewSpec {
+        user: some(&user.name),
+        uid: some(&user.uid),
+        groups: (!user.groups.is_empty()).then(|| user.groups.clone()),
+        extra: (!user.extra.is_empty()).then(|| user.extra.clone()),
+        ..Default::default()
+    };
+    if info.is_resource_request {
+        spec.resource_attributes = Some(ResourceAttributes {
+            namespace: some(&info.namespace),
+            verb: some(info.verb.as_str()),
+            group: some(&info.api_group),
+            version: some(&info.api_version),
+            resource: some(&info.resource),
+            subresource: some(&info.subresource),
+            name: some(&info.name),
+            ..Default::default()
+        });
+    } else {
+        spec.non_resource_attributes = Some(NonResourceAttributes {
+            path: some(&info.path),
+            verb: some(info.verb.as_str()),
+        });
+    }
+    spec
+}
+
+#[derive(Clone, Debug)]
+struct Answer {
+    allowed: bool,
+    denied: bool,
+    reason: String,
+}
+
+/// SubjectAccessReview with allow/deny TTL caches.
+pub struct SarAuthorizer {
+    api: Api<SubjectAccessReview>,
+    cache: TtlCache<String, Answer>,
+    allowed_ttl: Duration,
+    denied_ttl: Duration,
+    metrics: Arc<Metrics>,
+}
+
+impl SarAuthorizer {
+    pub fn new(
+        client: kube::Client,
+        allowed_ttl: Duration,
+        denied_ttl: Duration,
+        metrics: Arc<Metrics>,
+    ) -> Self {
+        SarAuthorizer {
+            api: Api::all(client),
+            cache: TtlCache::new(DEFAULT_CAPACITY),
+            allowed_ttl,
+            denied_ttl,
+            metrics,
+        }
+    }
+
+    pub async fn authorize(
+        &self,
+        user: &UserInfo,
+        info: &RequestInfo,
+    ) -> Result<Decision, SarError> {
+        let spec = spec(user, info);
+        let key = serde_json::to_string(&spec).unwrap_or_default();
+        let answer = match self.cache.get(&key, Instant::now()) {
+            Some(hit) => hit,
+            None => {
+                let answer = self.review(spec).await?;
+                if !key.is_empty() && key.len() < MAX_CACHED_KEY {
+                    let ttl = if answer.allowed {
+                        self.allowed_ttl
+                    } else {
+                        self.denied_ttl
+                    };
+                    self.cache.insert(key, answer.clone(), ttl, Instant::now());
+                }
+                answer
+            }
+        };
+        match (answer.allowed, answer.denied) {
+            (true, true) => Err(SarError::AllowAndDeny),
+            (true, false) => Ok(Decision::Allow),
+            (false, true) => Ok(Decision::Deny(answer.reason)),
+            (false, false) => Ok(Decision::NoOpinion(answer.reason)),
+        }
+    }
+
+    async fn review(&self, spec: SubjectAccessReviewSpec) -> Result<Answer, ReviewError> {
+        let request = SubjectAccessReview {
+            spec,
+            ..Default::default()
+        };
+        let params = PostParams::default();
+        let result = review(|| self.api.create(&params, &request)).await;
+        let status = match result {
+            Ok(r) => r.status.unwrap_or_default(),
+            Err(e) => {
+                self.metrics.count_review("subjectaccessreview", e.label());
+                return Err(e);
+            }
+        };
+        let answer = Answer {
+            allowed: status.allowed,
+            denied: status.denied.unwrap_or(false),
+            reason: status.reason.unwrap_or_default(),
+        };
+        let label = if answer.allowed { "allowed" } else { "denied" };
+        self.metrics.count_review("subjectaccessreview", label);
+        Ok(answer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request::info;
+    use serde_json::json;
+
+    #[test]
+    fn spec_requests_serialize_as_kube() {
+        let mut bob = UserInfo::authenticated("bob".into(), vec!["dev".into()]);
+        bob.extra.insert("scopes".into(), vec!["a".into()]);
+        let cases = [
+            (
+                "namespaced list",
+                (
+                    "GET",
+                    "/apis/stable.example.com/v1/namespaces/default/crontabs",
+                ),
+                json!({"user": "bob", "groups": ["dev", "system:authenticated"],
+                    "extra": {"scopes": ["a"]},
+                    "resourceAttributes": {"namespace": "default", "verb": "list",
+                        "group": "stable.example.com", "version": "v1", "resource": "crontabs"}}),
+            ),
+            (
+                "scale subresource",
+                (
+                    "PUT",
+                    "/apis/stable.example.com/v1/namespaces/ns/crontabs/x/scale",
+                ),
+                json!({"user": "bob", "groups": ["dev", "system:authenticated"],
+                    "extra": {"scopes": ["a"]},
+                    "resourceAttributes": {"namespace": "ns", "verb": "update",
+                        "group": "stable.example.com", "version": "v1", "resource": "crontabs",
+                        "subresource": "scale", "name": "x"}}),
+            ),
+            (
+                "non-resource",
+                ("GET", "/metrics"),
+                json!({"user": "bob", "groups": ["dev", "system:authenticated"],
+                    "extra": {"scopes": ["a"]},
+                    "nonResourceAttributes": {"path": "/metrics", "verb": "get"}}),
+            ),
+        ];
+        for (name, (method, path), want) in cases {
+            let info = info::parse(method, path, "");
+            let got = serde_json::to_value(spec(&bob, &info)).expect("json");
+            assert_eq!(got, want, "{name}");
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! The fake kube-apiserver's HTTP side: TLS accept loop and the handlers for the
+//! ConfigMap (list, get, watch), TokenReview and SubjectAccessReview, in the real wire
+//! format (`metav1.Status` errors, `{"type","object"}` watch lines).
+
+use std::collections::BTreeMap;
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::body::Body;
+use bytes::Bytes;
+use crd_apiserver::server::pki;
+use futures::StreamExt;
+use http::{Method, Request, Response, StatusCode};
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto::Builder;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+
+use super::{CONFIGMAPS, NAME, SERVICE_ACCOUNT_TOKEN, Shared};
+
+pub fn tls_config(serving: &pki::Pem) -> Arc<rustls::ServerConfig> {
+    let chain = vec![CertificateDer::from_pem_slice(serving.cert.as_bytes()).unwrap()];
+    let key = PrivateKeyDer::from_pem_slice(serving.key.as_bytes()).unwrap();
+    let mut config = rustls::ServerConfig::builder()
+        .with_no_client_auth()
+        .with_single_cert(chain, key)
+        .unwrap();
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    Arc::new(config)
+}
+
+pub async fn serve(
+    listener: std::net::TcpListener,
+    config: Arc<rustls::ServerConfig>,
+    shared: Arc<Shared>,
+    mut stopped: oneshot::Receiver<()>,
+) {
+    let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(config);
+    loop {
+        let tcp = tokio::select! {
+            accepted = listener.accept() => match accepted { Ok((tcp, _)) => tcp, Err(_) => continue },
+            _ = &mut stopped => return,
+        };
+        let (acceptor, shared) = (acceptor.clone(), shared.clone());
+        tokio::spawn(async move {
+            let Ok(tls) = acceptor.accept(tcp).await else {
+                return;
+            };
+            let service = hyper::service::service_fn(move |req| {
+                let shared = shared.clone();
+                async move { Ok::<_, Infallible>(handle(&shared, req).await) }
+            });
+            let _ = Builder::new(TokioExecutor::new())
+                .serve_connection(TokioIo::new(tls), service)
+                .await;
+        });
+    }
+}
+
+fn reply(code: StatusCode, body: &Value) -> Response<Body> {
+    let mut resp = Response::new(Body::from(body.to_string()));
+    *resp.status_mut() = code;
+    resp.headers_mut()
+        .insert("content-type", "application/json".parse().unwrap());
+    resp
+}
+
+fn status(code: u16, reason: &str, message: &str) -> Response<Body> {
+    let body = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": message, "reason": reason, "code": code});
+    reply(StatusCode::from_u16(code).unwrap(), &body)
+}
+
+pub fn configmap(data: &BTreeMap<String, String>, rv: u64) -> Value {
+    json!({"kind": "ConfigMap", "apiVersion": "v1",
+        "metadata": {"name": NAME, "namespace": "kube-system",
+            "uid": "0b5e7f5e-3c1e-4b8e-9a59-6f1a2c3d4e5f", "resourceVersion": rv.to_string(),
+            "creationTimestamp": "2025-01-01T00:00:00Z"},
+        "data": data})
+}
+
+fn query(req: &Request<Incoming>, key: &str) -> Option<String> {
+    req.uri().query()?.split('&').find_map(|pair| {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        (k == key).then(|| v.replace("%3D", "=").replace("%3d", "="))
+    })
+}
+
+async fn handle(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
+    let bearer = format!("Bearer {SERVICE_ACCOUNT_TOKEN}");
+    if req
+        .headers()
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        != Some(bearer.as_str())
+    {
+        return status(401, "Unauthorized", "Unauthorized");
+    }
+    let path = req.uri().path().to_string();
+    match (req.method().clone(), path.as_str()) {
+        (Method::GET, CONFIGMAPS) => {
+            shared.state.lock().unwrap().configmap_requests += 1;
+            match query(&req, "watch").as_deref() {
+                Some("true" | "1") => watch(shared, &req),
+                _ => list(shared),
+            }
+        }
+        (Method::GET, p) if p == format!("{CONFIGMAPS}/{NAME}") => {
+            let state = shared.state.lock().unwrap();
+            match &state.configmap {
+                Some(data) => reply(StatusCode::OK, &configmap(data, state.revision)),
+                None => status(404, "NotFound", &format!("configmaps \"{NAME}\" not found")),
+            }
+        }
+        (Method::POST, "/apis/authentication.k8s.io/v1/tokenreviews") => {
+            token_review(shared, body_json(req).await)
+        }
+        (Method::POST, "/apis/authorization.k8s.io/v1/subjectaccessreviews") => {
+            access_review(shared, body_json(req).await)
+        }
+        _ => status(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        ),
+    }
+}
+
+async fn body_json(req: Request<Incoming>) -> Value {
+    let bytes = req.into_body().collect().await.unwrap().to_bytes();
+    serde_json::from_slice(&bytes).unwrap_or(Value::Null)
+}
+
+fn list(shared: &Arc<Shared>) -> Response<Body> {
+    let state = shared.state.lock().unwrap();
+    let items: Vec<Value> = state
+        .configmap
+        .iter()
+        .map(|d| configmap(d, state.revision))
+        .collect();
+    let body = json!({"kind": "ConfigMapList", "apiVersion": "v1",
+        "metadata": {"resourceVersion": state.revision.to_string()}, "items": items});
+    reply(StatusCode::OK, &body)
+}
+
+fn watch(shared: &Arc<Shared>, req: &Request<Incoming>) -> Response<Body> {
+    let from: u64 = query(req, "resourceVersion")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let (past, live) = {
+        let state = shared.state.lock().unwrap();
+        let past: Vec<(u64, String)> = state
+            .history
+            .iter()
+            .filter(|(rv, _)| *rv > from)
+            .cloned()
+            .collect();
+        (past, shared.events.subscribe())
+    };
+    let live = tokio_stream::wrappers::BroadcastStream::new(live)
+        .filter_map(move |e| async move { e.ok().filter(|(rv, _)| *rv > from) });
+    let events = futures::stream::iter(past)
+        .chain(live)
+        .map(|(_, line)| Ok::<_, Infallible>(Bytes::from(line)));
+    let mut resp = Response::new(Body::from_stream(events));
+    resp.headers_mut()
+        .insert("content-type", "application/json".parse().unwrap());
+    resp
+}
+
+fn token_review(shared: &Arc<Shared>, review: Value) -> Response<Body> {
+    let token = review["spec"]["token"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let mut state = shared.state.lock().unwrap();
+    state.token_reviews.push(token.clone());
+    let status = match state.tokens.get(&token) {
+        Some(user) => json!({"authenticated": true, "user": user, "audiences": []}),
+        None => json!({"user": {}, "error": "invalid bearer token"}),
+    };
+    let body = json!({"kind": "TokenReview", "apiVersion": "authentication.k8s.io/v1",
+        "metadata": {"creationTimestamp": null}, "spec": review["spec"], "status": status});
+    reply(StatusCode::CREATED, &body)
+}
+
+fn access_review(shared: &Arc<Shared>, review: Value) -> Response<Body> {
+    let spec = review["spec"].clone();
+    let mut state = shared.state.lock().unwrap();
+    state.access_reviews.push(spec.clone());
+    let decision = (state.policy)(&spec);
+    let mut status = json!({"allowed": decision.allowed});
+    if decision.denied {
+        status["denied"] = json!(true);
+    }
+    if !decision.reason.is_empty() {
+        status["reason"] = json!(decision.reason);
+    }
+    let body = json!({"kind": "SubjectAccessReview", "apiVersion": "authorization.k8s.io/v1",
+        "metadata": {"creationTimestamp": null}, "spec": spec, "status": status});
+    reply(StatusCode::CREATED, &body)
+}

@@ -1,0 +1,227 @@
+//! etcd outages: requests fail fast with 503/504, readyz goes red while livez and
+//! discovery stay up, and after etcd returns every acknowledged write is there and every
+//! watcher saw every revision in order exactly once (or got 410 and relisted).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
+
+mod common;
+#[path = "common/etcd.rs"]
+mod etcd;
+
+use std::time::{Duration, Instant};
+
+use common::Server;
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+const CT: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
+
+fn crontab(name: &str) -> Value {
+    json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab", "metadata": {"name": name}})
+}
+
+/// A watcher that records (type, name, resourceVersion) and relists on 410.
+async fn watcher(
+    client: reqwest::Client,
+    base: String,
+    mut rv: String,
+    stop: tokio::sync::watch::Receiver<bool>,
+) -> (Vec<(String, String, i64)>, usize) {
+    let mut seen = Vec::new();
+    let mut relists = 0;
+    while !*stop.borrow() {
+        let url = format!("{base}{CT}?watch=1&resourceVersion={rv}&timeoutSeconds=120");
+        let Ok(resp) = client
+            .get(url)
+            .timeout(Duration::from_secs(180))
+            .send()
+            .await
+        else {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            continue;
+        };
+        let mut stream = resp.bytes_stream();
+        let mut buf = Vec::new();
+        let mut stop_rx = stop.clone();
+        loop {
+            let chunk = tokio::select! {
+                c = stream.next() => c,
+                _ = stop_rx.wait_for(|s| *s) => return (seen, relists),
+            };
+            let Some(Ok(chunk)) = chunk else { break };
+            buf.extend_from_slice(&chunk);
+            while let Some(pos) = buf.iter().position(|b| *b == b'\n') {
+                let line: Vec<u8> = buf.drain(..=pos).collect();
+                let event: Value = serde_json::from_slice(&line).unwrap();
+                if event["type"] == "ERROR" {
+                    assert_eq!(event["object"]["code"], 410, "{event}");
+                    relists += 1;
+                    let list: Value = client
+                        .get(format!("{base}{CT}"))
+                        .send()
+                        .await
+                        .unwrap()
+                        .json()
+                        .await
+                        .unwrap();
+                    rv = list["metadata"]["resourceVersion"]
+                        .as_str()
+                        .unwrap()
+                        .to_string();
+                    continue;
+                }
+                let o = &event["object"];
+                let erv: i64 = o["metadata"]["resourceVersion"]
+                    .as_str()
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                rv = erv.to_string();
+                seen.push((
+                    event["type"].as_str().unwrap().to_string(),
+                    o["metadata"]["name"].as_str().unwrap().to_string(),
+                    erv,
+                ));
+            }
+        }
+    }
+    (seen, relists)
+}
+
+async fn code(req: reqwest::RequestBuilder) -> u16 {
+    match req.send().await {
+        Ok(r) => r.status().as_u16(),
+        Err(_) => 0,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn etcd_restart_loses_no_acknowledged_write_or_watch_event() {
+    let mut etcd = etcd::Etcd::start();
+    let server = Server::start_with(&[
+        "--etcd-servers",
+        &etcd.endpoint,
+        "--request-timeout",
+        "2s",
+        "--etcd-dial-timeout",
+        "2s",
+    ]);
+    let c = server.client();
+    let base = server.url("");
+    let list: Value = c
+        .get(server.url(CT))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let start_rv = list["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let watchers: Vec<_> = (0..3)
+        .map(|_| {
+            tokio::spawn(watcher(
+                c.clone(),
+                base.clone(),
+                start_rv.clone(),
+                stop_rx.clone(),
+            ))
+        })
+        .collect();
+
+    let mut acknowledged = Vec::new();
+    for i in 0..10 {
+        let name = format!("before-{i}");
+        if code(c.post(server.url(CT)).json(&crontab(&name))).await == 201 {
+            acknowledged.push(name);
+        }
+    }
+    assert_eq!(acknowledged.len(), 10);
+
+    etcd.stop();
+    // Requests fail fast with a Status, never hang past the request timeout.
+    let started = Instant::now();
+    let resp = c
+        .post(server.url(CT))
+        .json(&crontab("during"))
+        .send()
+        .await
+        .unwrap();
+    let during = resp.status().as_u16();
+    let status: Value = resp.json().await.unwrap();
+    assert!(during == 503 || during == 504, "{during}: {status}");
+    assert_eq!(status["kind"], "Status");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+    // Readiness red, liveness and discovery fine.
+    assert_eq!(code(c.get(server.url("/readyz"))).await, 500);
+    assert_eq!(code(c.get(server.url("/livez"))).await, 200);
+    assert_eq!(
+        code(c.get(server.url("/apis/stable.example.com/v1"))).await,
+        200
+    );
+
+    etcd.restart();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while code(c.get(server.url("/readyz"))).await != 200 {
+        assert!(Instant::now() < deadline, "readyz never went green again");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    for i in 0..10 {
+        let name = format!("after-{i}");
+        if code(c.post(server.url(CT)).json(&crontab(&name))).await == 201 {
+            acknowledged.push(name);
+        }
+    }
+    assert_eq!(acknowledged.len(), 20);
+
+    let list: Value = c
+        .get(server.url(CT))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let stored: Vec<&str> = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["metadata"]["name"].as_str().unwrap())
+        .collect();
+    for name in &acknowledged {
+        assert!(
+            stored.contains(&name.as_str()),
+            "acknowledged {name} lost: {stored:?}"
+        );
+    }
+    // Let the watchers catch up, then stop them.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    stop_tx.send(true).unwrap();
+    for w in watchers {
+        let (seen, relists) = w.await.unwrap();
+        let revs: Vec<i64> = seen.iter().map(|s| s.2).collect();
+        assert!(
+            revs.windows(2).all(|w| w[0] < w[1]),
+            "events out of order or duplicated: {revs:?}"
+        );
+        if relists == 0 {
+            let added: Vec<&str> = seen
+                .iter()
+                .filter(|s| s.0 == "ADDED")
+                .map(|s| s.1.as_str())
+                .collect();
+            assert_eq!(
+                added,
+                acknowledged.iter().map(String::as_str).collect::<Vec<_>>(),
+                "every create seen exactly once, in order"
+            );
+        }
+    }
+}
