@@ -183,7 +183,7 @@ fn main() {
         .unwrap();
     runtime.block_on(async {
         let mut rows = Vec::new();
-        let etcd = etcd::Etcd::start();
+        let etcd = etcd::Etcd::start_durable();
         let server = common::Server::start_with(&["--etcd-servers", &etcd.endpoint]);
         for c in CONCURRENCY {
             let (raw_puts, raw_gets) = raw_etcd(&etcd.endpoint, c).await;

@@ -6,4 +6,4 @@ cd "$(dirname "$0")/.."
 hack/install-deps.sh
 cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings
-cargo test --all-targets --locked
+cargo test --lib --bins --tests --locked

@@ -4,6 +4,7 @@
 //! `x509.CommonNameUserConversion`.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, UnixTime};
@@ -11,7 +12,13 @@ use rustls::server::WebPkiClientVerifier;
 use rustls::server::danger::ClientCertVerifier;
 use rustls::{CertificateError, RootCertStore};
 
+use super::cache::{DEFAULT_CAPACITY, TtlCache};
 use super::{Outcome, RejectReason, Rejection, UserInfo};
+
+/// How long a chain's verification result is reused. A connection presents the same
+/// chain on every request, and signature checks dominate the cost of small requests;
+/// a rotated CA builds a new verifier (and so a new, empty cache) at once.
+const VERIFY_CACHE_TTL: Duration = Duration::from_secs(10);
 
 /// Verifies client certificate chains against one CA bundle.
 #[derive(Clone)]
@@ -19,10 +26,12 @@ pub struct CertVerifier {
     verifier: Arc<dyn ClientCertVerifier>,
     /// The PEM or DER bundle it was built from, to notice when a reload changes nothing.
     source: Arc<[u8]>,
+    /// Recent results by SHA-256 of the presented chain.
+    verified: Arc<TtlCache<[u8; 32], Result<Subject, Rejection>>>,
 }
 
 /// The parts of a verified leaf's subject that become a user.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Subject {
     pub common_name: String,
     pub organizations: Vec<String>,
@@ -59,6 +68,7 @@ impl CertVerifier {
         Ok(CertVerifier {
             verifier,
             source: Arc::from(source),
+            verified: Arc::new(TtlCache::new(DEFAULT_CAPACITY)),
         })
     }
 
@@ -69,6 +79,28 @@ impl CertVerifier {
 
     /// Checks `leaf` (with the client's intermediates) for client authentication now.
     pub fn verify(
+        &self,
+        leaf: &CertificateDer<'static>,
+        intermediates: &[CertificateDer<'static>],
+    ) -> Result<Subject, Rejection> {
+        let mut digest = ring::digest::Context::new(&ring::digest::SHA256);
+        for cert in std::iter::once(leaf).chain(intermediates) {
+            digest.update(&(cert.len() as u64).to_be_bytes());
+            digest.update(cert.as_ref());
+        }
+        let mut key = [0u8; 32];
+        key.copy_from_slice(digest.finish().as_ref());
+        let now = Instant::now();
+        if let Some(result) = self.verified.get(&key, now) {
+            return result;
+        }
+        let result = self.verify_uncached(leaf, intermediates);
+        self.verified
+            .insert(key, result.clone(), VERIFY_CACHE_TTL, now);
+        result
+    }
+
+    fn verify_uncached(
         &self,
         leaf: &CertificateDer<'static>,
         intermediates: &[CertificateDer<'static>],

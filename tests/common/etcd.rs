@@ -52,22 +52,31 @@ pub struct Etcd {
 impl Etcd {
     /// A plain-text etcd.
     pub fn start() -> Etcd {
-        Self::launch(false)
+        Self::launch(false, false)
     }
 
     /// An etcd serving TLS for 127.0.0.1/localhost that requires client certificates.
     pub fn start_tls() -> Etcd {
-        Self::launch(true)
+        Self::launch(true, false)
     }
 
-    fn launch(tls: bool) -> Etcd {
+    /// A plain-text etcd as deployed: data on disk, every commit fsync'd (benchmarks).
+    pub fn start_durable() -> Etcd {
+        Self::launch(false, true)
+    }
+
+    fn launch(tls: bool, durable: bool) -> Etcd {
         assert!(
             Path::new(ETCD).exists(),
             "etcd is required: run hack/install-deps.sh (Debian package etcd-server)"
         );
         let dir = tempfile::Builder::new()
             .prefix("etcd-test-")
-            .tempdir_in(scratch())
+            .tempdir_in(if durable {
+                std::env::temp_dir()
+            } else {
+                scratch()
+            })
             .expect("etcd temp dir");
         let tls = tls.then(|| make_pki(&dir.path().join("pki")));
         let scheme = if tls.is_some() { "https" } else { "http" };
@@ -76,7 +85,10 @@ impl Etcd {
         for _ in 0..3 {
             let (client, peer) = (free_port(), free_port());
             let endpoint = format!("{scheme}://127.0.0.1:{client}");
-            let args = etcd_args(dir.path(), &endpoint, peer, tls.as_ref());
+            let mut args = etcd_args(dir.path(), &endpoint, peer, tls.as_ref());
+            if durable {
+                args.retain(|a| a != "--unsafe-no-fsync");
+            }
             let _ = std::fs::remove_dir_all(dir.path().join("data"));
             match spawn(dir.path(), &args, 1) {
                 Ok(child) => {
