@@ -198,7 +198,10 @@ impl Watcher {
             return Ok(());
         }
         if resp.events().is_empty() {
-            // A progress notification: every event up to its revision was sent.
+            // A progress notification: every event up to its revision was sent. Timed
+            // notifications share the watcher's channel with its events, so they never
+            // overtake them; only *requested* ones could on old servers
+            // (etcd-io/etcd#15220), and `idle` asks for those only where that is fixed.
             let revision = header_revision(resp.header()).map_err(Stop::Failed)?;
             self.last = self.last.max(revision);
             if std::mem::take(&mut self.progress_requested) {
