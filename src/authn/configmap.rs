@@ -80,7 +80,13 @@ impl Watcher {
                     self.resource_version = Some(v);
                     backoff = MIN_BACKOFF;
                 }
-                WatchEnd::Relist => self.resource_version = None,
+                WatchEnd::Relist => {
+                    // A server that answers every watch with an error must not make
+                    // this loop spin.
+                    self.resource_version = None;
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(MAX_BACKOFF);
+                }
                 WatchEnd::Failed(v, e) => {
                     tracing::warn!(error = %e, configmap = CONFIGMAP_NAME, "watching the authentication ConfigMap failed");
                     self.resource_version = Some(v);

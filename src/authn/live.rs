@@ -137,10 +137,18 @@ fn requestheader(
     };
     match requestheader_from(pem, data, old) {
         Ok(r) => Some(r),
-        Err(e) => {
-            tracing::error!(error = %e, "keeping the previous front-proxy configuration");
-            old.cloned()
-        }
+        // A broken sibling key may keep the previous configuration only while the CA is
+        // unchanged: a rotated-out CA must never stay trusted.
+        Err(e) => match old {
+            Some(o) if o.verifier.built_from(pem.as_bytes()) => {
+                tracing::error!(error = %e, "keeping the previous front-proxy configuration");
+                Some(o.clone())
+            }
+            _ => {
+                tracing::error!(error = %e, "front-proxy authentication is off until the ConfigMap is fixed");
+                None
+            }
+        },
     }
 }
 
