@@ -250,12 +250,19 @@ mod tests {
         assert!(outcome(&p1) && !outcome(&p2), "first CA");
         live.apply(Some(&with(&ca2)));
         assert!(!outcome(&p1) && outcome(&p2), "rotated CA");
-        let mut broken = with(&ca1);
+        let mut broken = with(&ca2);
         broken.insert(keys::ALLOWED_NAMES.into(), "not json".into());
         live.apply(Some(&broken));
         assert!(
             outcome(&p2),
-            "unparsable update keeps the previous configuration"
+            "an unparsable update with the same CA keeps the previous configuration"
+        );
+        let mut broken = with(&ca1);
+        broken.insert(keys::ALLOWED_NAMES.into(), "not json".into());
+        live.apply(Some(&broken));
+        assert!(
+            !outcome(&p1) && !outcome(&p2),
+            "an unparsable update with a changed CA turns front-proxy auth off"
         );
         live.apply(Some(&data(&[(keys::CLIENT_CA, ca1.pem.cert.as_str())])));
         assert!(
