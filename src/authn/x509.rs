@@ -143,9 +143,10 @@ fn subject(cert: &CertificateDer<'_>) -> Result<Subject, Rejection> {
             detail: format!("unparsable certificate: {e}"),
         })?;
     let subject = parsed.subject();
+    // Go's pkix.Name keeps the last CN when a subject carries several.
     let common_name = subject
         .iter_common_name()
-        .next()
+        .last()
         .and_then(|a| a.as_str().ok())
         .unwrap_or_default()
         .to_string();
