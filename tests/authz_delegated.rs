@@ -310,3 +310,33 @@ async fn sar_unreachable_cluster_is_internal_error() {
         "{body}"
     );
 }
+
+#[tokio::test]
+async fn sar_list_with_selectors_carries_selector_requirements() {
+    let d = Delegated::start(&[]);
+    let url = d.server.url(&format!(
+        "{CRONTABS}?labelSelector=app%3Dweb,tier%20notin%20(a,b),!gone&fieldSelector=metadata.name!%3Dx"
+    ));
+    let resp = d
+        .proxy()
+        .get(url)
+        .header("X-Remote-User", "bob")
+        .header("X-Remote-Group", "dev")
+        .header("X-Remote-Extra-Reason", "e2e")
+        .send()
+        .await
+        .unwrap();
+    assert!(resp.status().is_success(), "{}", resp.status());
+    let want = json!({"user": "bob", "groups": ["dev", "system:authenticated"],
+    "extra": {"reason": ["e2e"]}, "resourceAttributes": {
+        "namespace": "default", "verb": "list", "group": "stable.example.com",
+        "version": "v1", "resource": "crontabs",
+        "fieldSelector": {"requirements": [{"key": "metadata.name", "operator": "NotIn", "values": ["x"]}]},
+        "labelSelector": {"requirements": [
+            {"key": "app", "operator": "In", "values": ["web"]},
+            {"key": "gone", "operator": "DoesNotExist"},
+            {"key": "tier", "operator": "NotIn", "values": ["a", "b"]},
+        ]},
+    }});
+    assert_eq!(d.fake.access_reviews(), vec![want]);
+}

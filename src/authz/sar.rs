@@ -10,7 +10,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::authorization::v1::{
-    NonResourceAttributes, ResourceAttributes, SubjectAccessReview, SubjectAccessReviewSpec,
+    FieldSelectorAttributes, LabelSelectorAttributes, NonResourceAttributes, ResourceAttributes,
+    SubjectAccessReview, SubjectAccessReviewSpec,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
+    FieldSelectorRequirement, LabelSelectorRequirement,
 };
 use kube::api::{Api, PostParams};
 
@@ -19,6 +23,8 @@ use crate::authn::cache::{DEFAULT_CAPACITY, TtlCache};
 use crate::authn::client::{ReviewError, review};
 use crate::metrics::Metrics;
 use crate::request::info::RequestInfo;
+use crate::selector::field::FieldOperator;
+use crate::selector::label::Operator;
 
 /// Specs longer than this are not cached (upstream bounds the cache key size too).
 const MAX_CACHED_KEY: usize = 10_000;
@@ -62,7 +68,8 @@ pub fn spec(user: &UserInfo, info: &RequestInfo) -> SubjectAccessReviewSpec {
             resource: some(&info.resource),
             subresource: some(&info.subresource),
             name: some(&info.name),
-            ..Default::default()
+            field_selector: field_selector(&info.field_selector),
+            label_selector: label_selector(&info.label_selector),
         });
     } else {
         spec.non_resource_attributes = Some(NonResourceAttributes {
@@ -71,6 +78,57 @@ pub fn spec(user: &UserInfo, info: &RequestInfo) -> SubjectAccessReviewSpec {
         });
     }
     spec
+}
+
+/// The field selector as requirements (kube 1.32's AuthorizeWithSelectors): `=`/`==`
+/// become In, `!=` NotIn. A selector that does not parse is left out — selectors only
+/// narrow a request, so leaving them out asks about something at least as broad.
+fn field_selector(raw: &str) -> Option<FieldSelectorAttributes> {
+    let selector = crate::selector::field::FieldSelector::parse(raw).ok()?;
+    let requirements: Vec<FieldSelectorRequirement> = selector
+        .requirements()
+        .iter()
+        .map(|r| FieldSelectorRequirement {
+            key: r.field.clone(),
+            operator: match r.op {
+                FieldOperator::Equals => "In".into(),
+                FieldOperator::NotEquals => "NotIn".into(),
+            },
+            values: Some(vec![r.value.clone()]),
+        })
+        .collect();
+    (!requirements.is_empty()).then(|| FieldSelectorAttributes {
+        raw_selector: None,
+        requirements: Some(requirements),
+    })
+}
+
+/// The label selector as requirements; `>`/`<` are dropped as upstream drops them.
+fn label_selector(raw: &str) -> Option<LabelSelectorAttributes> {
+    let selector = crate::selector::label::LabelSelector::parse(raw).ok()?;
+    let requirements: Vec<LabelSelectorRequirement> = selector
+        .requirements()
+        .iter()
+        .filter_map(|r| {
+            let operator = match r.operator() {
+                Operator::Equals | Operator::DoubleEquals | Operator::In => "In",
+                Operator::NotEquals | Operator::NotIn => "NotIn",
+                Operator::Exists => "Exists",
+                Operator::DoesNotExist => "DoesNotExist",
+                Operator::GreaterThan | Operator::LessThan => return None,
+            };
+            let values = r.values().to_vec();
+            Some(LabelSelectorRequirement {
+                key: r.key().to_string(),
+                operator: operator.into(),
+                values: (!values.is_empty()).then_some(values),
+            })
+        })
+        .collect();
+    (!requirements.is_empty()).then(|| LabelSelectorAttributes {
+        raw_selector: None,
+        requirements: Some(requirements),
+    })
 }
 
 #[derive(Clone, Debug)]
