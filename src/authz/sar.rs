@@ -97,7 +97,7 @@ fn field_selector(raw: &str) -> Option<FieldSelectorAttributes> {
             values: Some(vec![r.value.clone()]),
         })
         .collect();
-    (!requirements.is_empty()).then(|| FieldSelectorAttributes {
+    (!requirements.is_empty()).then_some(FieldSelectorAttributes {
         raw_selector: None,
         requirements: Some(requirements),
     })
@@ -125,7 +125,7 @@ fn label_selector(raw: &str) -> Option<LabelSelectorAttributes> {
             })
         })
         .collect();
-    (!requirements.is_empty()).then(|| LabelSelectorAttributes {
+    (!requirements.is_empty()).then_some(LabelSelectorAttributes {
         raw_selector: None,
         requirements: Some(requirements),
     })
