@@ -166,9 +166,20 @@ pub enum ApiError {
     /// The storage backend did not answer in time.
     #[error("{0}")]
     Timeout(String),
+    /// A read at a revision the store has not reached yet (client-go retries on it).
+    #[error("Timeout: Too large resource version: {requested}, current: {current}")]
+    TooLargeResourceVersion { requested: i64, current: i64 },
     /// Anything else; the client sees a generic message, the log the full chain.
     #[error("Internal error occurred: {0}")]
     Internal(String),
+}
+
+/// Details with `name` only when there is one (Go's `omitempty`).
+fn named(name: &str, mut details: Value) -> Value {
+    if !name.is_empty() {
+        details["name"] = json!(name);
+    }
+    details
 }
 
 fn aggregate(causes: &[FieldError]) -> String {
@@ -214,7 +225,7 @@ impl ApiError {
             ApiError::Unauthorized => 401,
             ApiError::Forbidden { .. } => 403,
             ApiError::ServiceUnavailable(_) => 503,
-            ApiError::Timeout(_) => 504,
+            ApiError::Timeout(_) | ApiError::TooLargeResourceVersion { .. } => 504,
             ApiError::Internal(_) => 500,
         }
     }
@@ -234,7 +245,7 @@ impl ApiError {
             ApiError::Unauthorized => "Unauthorized",
             ApiError::Forbidden { .. } => "Forbidden",
             ApiError::ServiceUnavailable(_) => "ServiceUnavailable",
-            ApiError::Timeout(_) => "Timeout",
+            ApiError::Timeout(_) | ApiError::TooLargeResourceVersion { .. } => "Timeout",
             ApiError::Internal(_) => "InternalError",
         }
     }
@@ -243,8 +254,13 @@ impl ApiError {
         match self {
             ApiError::NotFound { resource, name }
             | ApiError::AlreadyExists { resource, name }
-            | ApiError::Conflict { resource, name, .. } => Some(json!({
-                "name": name, "group": resource.group, "kind": resource.resource,
+            | ApiError::Conflict { resource, name, .. } => Some(named(
+                name,
+                json!({"group": resource.group, "kind": resource.resource}),
+            )),
+            ApiError::TooLargeResourceVersion { .. } => Some(json!({
+                "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+                "retryAfterSeconds": 1,
             })),
             ApiError::Forbidden {
                 resource: Some(resource),
@@ -262,12 +278,15 @@ impl ApiError {
                 kind,
                 name,
                 causes,
-            } => Some(json!({
-                "name": name, "group": group, "kind": kind,
-                "causes": causes.iter().map(|c| json!({
-                    "reason": c.reason, "message": c.detail, "field": c.field,
-                })).collect::<Vec<_>>(),
-            })),
+            } => Some(named(
+                name,
+                json!({
+                    "group": group, "kind": kind,
+                    "causes": causes.iter().map(|c| json!({
+                        "reason": c.reason, "message": c.detail, "field": c.field,
+                    })).collect::<Vec<_>>(),
+                }),
+            )),
             ApiError::Internal(_) => Some(json!({"causes": [{"message": self.inner_message()}]})),
             _ => None,
         }

@@ -82,7 +82,7 @@ async fn create_kind_mismatch_is_invalid() {
         &body,
         422,
         "Invalid",
-        "CronTab.stable.example.com \"a\" is invalid: kind: Invalid value: \"Other\": must be CronTab",
+        "Other.stable.example.com \"a\" is invalid: kind: Invalid value: \"Other\": must be CronTab",
     );
     assert_eq!(body["details"]["causes"][0]["field"], "kind");
     let mut wrong = crontab("a");

@@ -249,7 +249,7 @@ async fn table_output_uses_printer_columns_and_include_object() {
         .send()
         .await
         .unwrap();
-    assert_eq!(resp.headers()["content-type"], TABLE);
+    assert_eq!(resp.headers()["content-type"], "application/json");
     let table: Value = resp.json().await.unwrap();
     assert_eq!(table["kind"], "Table");
     let cols: Vec<&str> = table["columnDefinitions"]
@@ -314,6 +314,20 @@ async fn selectable_fields_and_list_option_validation() {
     )
     .await;
     assert_eq!(code, 400);
+    let (code, body) = get(
+        &c,
+        server.url(&format!(
+            "{CT}?resourceVersion=99999999&resourceVersionMatch=NotOlderThan"
+        )),
+    )
+    .await;
+    assert_eq!(code, 504, "{body}");
+    assert_eq!(body["reason"], "Timeout");
+    assert_eq!(
+        body["details"]["causes"][0]["reason"],
+        "ResourceVersionTooLarge"
+    );
+    assert_eq!(body["details"]["retryAfterSeconds"], 1);
     let (code, body) = get(&c, server.url(&format!("{CT}?resourceVersionMatch=Exact"))).await;
     assert_eq!(code, 422, "{body}");
     assert_eq!(

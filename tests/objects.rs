@@ -164,6 +164,12 @@ async fn delete_preconditions_and_success_status() {
     assert_eq!(code, 409, "{body}");
     assert_eq!(body["reason"], "Conflict");
     let uid = created["metadata"]["uid"].as_str().unwrap();
+    assert_eq!(
+        body["message"],
+        format!(
+            "Operation cannot be fulfilled on CronTab.stable.example.com \"p\": the UID in the precondition (other) does not match the UID in record ({uid}). The object might have been deleted and then recreated"
+        )
+    );
     let (code, body) = send(
         c.delete(url.clone())
             .json(&json!({"preconditions": {"uid": uid, "resourceVersion": "1"}})),
@@ -294,7 +300,7 @@ async fn writes_guarded_as_kube_guards_custom_resources() {
     assert_eq!(code, 422, "{body}");
     assert_eq!(
         body["message"],
-        "CronTab.stable.example.com \"g\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update"
+        "crontabs.stable.example.com \"g\" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update"
     );
     // A patch cannot rename the object.
     let (code, body) = send(merge(

@@ -172,9 +172,9 @@ pub fn storage_error(resource: &GroupResource, name: &str, err: StorageError) ->
             message: format!("too old resource version: {requested} ({compacted})"),
             continue_token: None,
         },
-        StorageError::FutureRevision { requested, current } => ApiError::Timeout(format!(
-            "Timeout: Too large resource version: {requested}, current: {current}"
-        )),
+        StorageError::FutureRevision { requested, current } => {
+            ApiError::TooLargeResourceVersion { requested, current }
+        }
         StorageError::Unavailable(m) => ApiError::ServiceUnavailable(m),
         StorageError::Timeout(m) => ApiError::Timeout(m),
         e @ StorageError::Backend(_) => ApiError::internal("storage", &e),

@@ -72,8 +72,9 @@ pub fn check_preconditions(
     pre: &Preconditions,
     object: &Value,
 ) -> Result<(), ApiError> {
+    // kube's precondition check names the kind, not the resource.
     let fail = |message: String| ApiError::Conflict {
-        resource: ctx.group_resource(),
+        resource: crate::error::GroupResource::new(&ctx.resource.group, &ctx.resource.kind),
         name: name.to_string(),
         message,
     };

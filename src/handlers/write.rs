@@ -59,12 +59,14 @@ pub fn check_type_meta(ctx: &Target, object: &Value) -> Result<(), ApiError> {
         )));
     }
     if kind != ctx.resource.kind {
+        // kube's validator names the body's kind in the message.
         let detail = format!("must be {}", ctx.resource.kind);
-        return Err(invalid(
-            ctx,
-            obj::name(object),
-            vec![FieldError::invalid("kind", &json!(kind), &detail)],
-        ));
+        return Err(ApiError::Invalid {
+            group: ctx.resource.group.clone(),
+            kind: kind.to_string(),
+            name: obj::name(object).to_string(),
+            causes: vec![FieldError::invalid("kind", &json!(kind), &detail)],
+        });
     }
     Ok(())
 }
@@ -206,13 +208,19 @@ async fn apply_change(
         }
         let requested_rv = obj::resource_version(&new).to_string();
         if requested_rv.is_empty() && matches!(change, Change::Replace(_)) {
-            // Custom resources do not allow unconditional updates.
+            // Custom resources do not allow unconditional updates; kube's store names the
+            // resource (not the kind) in this message.
             let cause = FieldError {
                 reason: "FieldValueInvalid",
                 field: "metadata.resourceVersion".into(),
-                detail: "Invalid value: 0x0: must be specified for an update".into(),
+                detail: "Invalid value: 0: must be specified for an update".into(),
             };
-            return Err(invalid(ctx, name, vec![cause]));
+            return Err(ApiError::Invalid {
+                group: ctx.resource.group.clone(),
+                kind: ctx.resource.plural.clone(),
+                name: name.to_string(),
+                causes: vec![cause],
+            });
         }
         if !requested_rv.is_empty() && requested_rv != obj::resource_version(&current) {
             return Err(conflict(&ctx.group_resource(), name));

@@ -19,7 +19,8 @@ impl Representation {
         match self {
             Representation::Json => "application/json",
             Representation::Yaml => "application/yaml",
-            Representation::Table => "application/json;as=Table;v=v1;g=meta.k8s.io",
+            // kube answers Tables with plain application/json.
+            Representation::Table => "application/json",
             Representation::DiscoveryV2 => {
                 "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
             }
