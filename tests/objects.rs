@@ -139,6 +139,10 @@ async fn finalizers_mark_then_last_removal_deletes() {
     ))
     .await;
     assert_eq!(code, 422, "{body}");
+    assert_eq!(
+        body["details"]["causes"][0]["message"],
+        "Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{\"new\"}"
+    );
     let (code, _) = send(merge(
         &c,
         url.clone(),
@@ -367,4 +371,36 @@ async fn bad_metadata_rejected_and_nothing_stored() {
     );
     let (_, list) = send(c.get(server.url(CT))).await;
     assert_eq!(list["items"], json!([]));
+}
+
+#[tokio::test]
+async fn write_options_invalid_values_are_kube_422s() {
+    let server = Server::start();
+    let c = server.client();
+    let (code, body) = send(
+        c.post(server.url(&format!("{CT}?dryRun=Foo")))
+            .json(&crontab("o")),
+    )
+    .await;
+    assert_eq!(code, 422, "{body}");
+    assert_eq!(
+        body["message"],
+        "CreateOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: [\"Foo\"]: supported values: \"All\""
+    );
+    assert!(
+        body["details"].get("name").is_none(),
+        "no empty name in details: {body}"
+    );
+    let (code, body) = send(
+        c.post(server.url(&format!("{CT}?fieldValidation=Bogus")))
+            .json(&crontab("o")),
+    )
+    .await;
+    assert_eq!(code, 422, "{body}");
+    assert_eq!(
+        body["message"],
+        "CreateOptions.meta.k8s.io \"\" is invalid: fieldValidation: Unsupported value: \"Bogus\": supported values: \"\", \"Ignore\", \"Strict\", \"Warn\""
+    );
+    let (code, _) = send(c.get(server.url(&format!("{CT}/o")))).await;
+    assert_eq!(code, 404, "nothing was created");
 }

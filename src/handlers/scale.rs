@@ -127,7 +127,12 @@ async fn write_scale(
     ctx: &Target,
     change: impl Fn(&Value) -> Result<Value, ApiError>,
 ) -> Result<Reply, ApiError> {
-    let options = WriteOptions::from_query(&call.query)?;
+    let kind = if call.method == http::Method::PATCH {
+        "PatchOptions"
+    } else {
+        "UpdateOptions"
+    };
+    let options = WriteOptions::from_query(&call.query, kind)?;
     let paths = paths(ctx)?;
     let name = ctx.name.as_str();
     for _ in 0..16 {

@@ -96,7 +96,7 @@ fn check_namespace(ctx: &Target, object: &Value) -> Result<(), ApiError> {
 }
 
 pub async fn create(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
-    let options = WriteOptions::from_query(&call.query)?;
+    let options = WriteOptions::from_query(&call.query, "CreateOptions")?;
     let mut object = decode_object(&call.body, body_format(call.header("content-type"))?)?;
     check_type_meta(ctx, &object)?;
     check_namespace(ctx, &object)?;
@@ -195,7 +195,11 @@ async fn apply_change(
     ctx: &Target,
     change: Change,
 ) -> Result<Value, ApiError> {
-    let options = WriteOptions::from_query(&call.query)?;
+    let options_kind = match change {
+        Change::Replace(_) => "UpdateOptions",
+        Change::Patch(..) => "PatchOptions",
+    };
+    let options = WriteOptions::from_query(&call.query, options_kind)?;
     let status_only = call.info.subresource == "status";
     let name = ctx.name.as_str();
     for _ in 0..MAX_RETRIES {

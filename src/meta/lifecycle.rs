@@ -86,10 +86,19 @@ pub fn prepare_update(
     }
     if obj::is_being_deleted(old) {
         let before = obj::finalizers(old);
-        if obj::finalizers(new).iter().any(|f| !before.contains(f)) {
+        let added: Vec<String> = obj::finalizers(new)
+            .into_iter()
+            .filter(|f| !before.contains(f))
+            .collect();
+        if !added.is_empty() {
+            // Go prints the list with %#v: []string{"a", "b"}.
+            let quoted: Vec<String> = added.iter().map(|f| format!("{f:?}")).collect();
             errors.push(FieldError::forbidden(
                 "metadata.finalizers",
-                "no new finalizers can be added if the object is being deleted",
+                &format!(
+                    "no new finalizers can be added if the object is being deleted, found new finalizers []string{{{}}}",
+                    quoted.join(", ")
+                ),
             ));
         }
     }

@@ -216,27 +216,47 @@ impl ListOptions {
 }
 
 impl WriteOptions {
-    /// `dryRun=All` (the only value kube accepts).
-    pub fn from_query(pairs: &[(String, String)]) -> Result<WriteOptions, ApiError> {
-        let mut o = WriteOptions::default();
-        for (k, v) in pairs {
-            if k == "dryRun" {
-                match v.as_str() {
-                    "All" => o.dry_run = true,
-                    other => {
-                        return Err(ApiError::BadRequest(format!(
-                            "dryRun: Unsupported value: {other:?}: supported values: \"All\""
-                        )));
-                    }
-                }
-            }
-            if k == "fieldValidation" && !matches!(v.as_str(), "" | "Ignore" | "Warn" | "Strict") {
-                return Err(ApiError::BadRequest(format!(
-                    "Invalid field validation directive: {v:?}, valid values are Strict, Warn, Ignore"
-                )));
+    /// `dryRun` (only `All`) and `fieldValidation` checked as kube checks them: a 422
+    /// naming the options kind (`CreateOptions`, `UpdateOptions`, `PatchOptions`,
+    /// `DeleteOptions`).
+    pub fn from_query(
+        pairs: &[(String, String)],
+        options_kind: &str,
+    ) -> Result<WriteOptions, ApiError> {
+        let dry_run: Vec<&str> = pairs
+            .iter()
+            .filter(|(k, _)| k == "dryRun")
+            .map(|(_, v)| v.as_str())
+            .collect();
+        let mut causes = Vec::new();
+        if dry_run.iter().any(|v| *v != "All") {
+            let rendered = serde_json::to_string(&dry_run).unwrap_or_default();
+            causes.push(FieldError {
+                reason: "FieldValueNotSupported",
+                field: "dryRun".into(),
+                detail: format!("Unsupported value: {rendered}: supported values: \"All\""),
+            });
+        }
+        for (_, v) in pairs.iter().filter(|(k, _)| k == "fieldValidation") {
+            if !matches!(v.as_str(), "" | "Ignore" | "Warn" | "Strict") {
+                causes.push(not_supported(
+                    "fieldValidation",
+                    v,
+                    "\"\", \"Ignore\", \"Strict\", \"Warn\"",
+                ));
             }
         }
-        Ok(o)
+        if !causes.is_empty() {
+            return Err(ApiError::Invalid {
+                group: "meta.k8s.io".into(),
+                kind: options_kind.into(),
+                name: String::new(),
+                causes,
+            });
+        }
+        Ok(WriteOptions {
+            dry_run: !dry_run.is_empty(),
+        })
     }
 }
 
@@ -304,7 +324,7 @@ impl DeleteOptions {
         body: Option<&Value>,
     ) -> Result<DeleteOptions, ApiError> {
         let mut o = DeleteOptions {
-            dry_run: WriteOptions::from_query(pairs)?.dry_run,
+            dry_run: WriteOptions::from_query(pairs, "DeleteOptions")?.dry_run,
             ..DeleteOptions::default()
         };
         for (k, v) in pairs {
