@@ -200,10 +200,11 @@ pub async fn list(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Re
     let representation = negotiate(call.header("accept"), NegotiationTarget::Object)?;
     let options = list_options(call, ctx)?;
     let page = read_page(state, ctx, &options).await?;
-    let mut list_meta = json!({"resourceVersion": page.revision.to_string()});
-    if !page.continue_token.is_empty() {
-        list_meta["continue"] = json!(page.continue_token);
-    }
+    // Custom resource lists always carry `continue`, empty on the last page, as kube's do.
+    let list_meta = json!({
+        "resourceVersion": page.revision.to_string(),
+        "continue": page.continue_token,
+    });
     let body = match representation {
         Representation::Table => {
             let include = include_object(call)?;
