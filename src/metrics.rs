@@ -62,29 +62,17 @@ impl RequestLabels {
     }
 }
 
+/// A `'static` label: resource verbs by name, HTTP methods from a fixed set so that
+/// clients cannot grow the series.
 fn verb_label(verb: &Verb) -> &'static str {
-    match verb {
-        Verb::Get => "get",
-        Verb::List => "list",
-        Verb::Watch => "watch",
-        Verb::Create => "create",
-        Verb::Update => "update",
-        Verb::Patch => "patch",
-        Verb::Delete => "delete",
-        Verb::DeleteCollection => "deletecollection",
-        Verb::Proxy => "proxy",
-        Verb::Unknown => "",
-        Verb::NonResource(m) => match m.as_str() {
-            "get" => "get",
-            "head" => "head",
-            "post" => "post",
-            "put" => "put",
-            "patch" => "patch",
-            "delete" => "delete",
-            "options" => "options",
-            _ => "other",
-        },
-    }
+    const METHODS: [&str; 7] = ["get", "head", "post", "put", "patch", "delete", "options"];
+    verb.resource_verb().unwrap_or_else(|| {
+        let method = verb.as_str();
+        METHODS
+            .into_iter()
+            .find(|m| *m == method)
+            .unwrap_or("other")
+    })
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]

@@ -56,18 +56,8 @@ async fn watcher(
                 if event["type"] == "ERROR" {
                     assert_eq!(event["object"]["code"], 410, "{event}");
                     relists += 1;
-                    let list: Value = client
-                        .get(format!("{base}{CT}"))
-                        .send()
-                        .await
-                        .unwrap()
-                        .json()
-                        .await
-                        .unwrap();
-                    rv = list["metadata"]["resourceVersion"]
-                        .as_str()
-                        .unwrap()
-                        .to_string();
+                    let list: Value = common::json_of(client.get(format!("{base}{CT}"))).await;
+                    rv = common::resource_version(&list);
                     continue;
                 }
                 let o = &event["object"];
@@ -108,18 +98,8 @@ async fn etcd_restart_loses_no_acknowledged_write_or_watch_event() {
     ]);
     let c = server.client();
     let base = server.url("");
-    let list: Value = c
-        .get(server.url(CT))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let start_rv = list["metadata"]["resourceVersion"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let list: Value = common::json_of(c.get(server.url(CT))).await;
+    let start_rv = common::resource_version(&list);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let watchers: Vec<_> = (0..3)
         .map(|_| {
@@ -181,23 +161,11 @@ async fn etcd_restart_loses_no_acknowledged_write_or_watch_event() {
     }
     assert_eq!(acknowledged.len(), 20);
 
-    let list: Value = c
-        .get(server.url(CT))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let stored: Vec<&str> = list["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["metadata"]["name"].as_str().unwrap())
-        .collect();
+    let list: Value = common::json_of(c.get(server.url(CT))).await;
+    let stored = common::item_names(&list);
     for name in &acknowledged {
         assert!(
-            stored.contains(&name.as_str()),
+            stored.contains(name),
             "acknowledged {name} lost: {stored:?}"
         );
     }

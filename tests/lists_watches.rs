@@ -28,14 +28,7 @@ async fn create(server: &Server, c: &reqwest::Client, name: &str, labels: Value)
     resp.json().await.unwrap()
 }
 
-fn names(list: &Value) -> Vec<String> {
-    list["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["metadata"]["name"].as_str().unwrap().to_string())
-        .collect()
-}
+use common::item_names as names;
 
 /// Reads watch events until `count` arrived or the time is up.
 async fn events(resp: reqwest::Response, count: usize) -> Vec<Value> {

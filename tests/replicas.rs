@@ -43,32 +43,14 @@ async fn replicas_share_writes_watches_and_concurrency() {
     let (ca, cb) = (a.client(), b.client());
 
     // A watch on B sees a create through A.
-    let list: Value = cb
-        .get(b.url(CT))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let rv = list["metadata"]["resourceVersion"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let list: Value = common::json_of(cb.get(b.url(CT))).await;
+    let rv = common::resource_version(&list);
     let watch = cb
         .get(b.url(&format!("{CT}?watch=1&resourceVersion={rv}")))
         .send()
         .await
         .unwrap();
-    let created: Value = ca
-        .post(a.url(CT))
-        .json(&crontab("shared"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let created: Value = common::json_of(ca.post(a.url(CT)).json(&crontab("shared"))).await;
     let event = first_event(watch).await;
     assert_eq!(event["type"], "ADDED");
     assert_eq!(event["object"]["metadata"]["name"], "shared");
@@ -78,14 +60,7 @@ async fn replicas_share_writes_watches_and_concurrency() {
     );
 
     // Gets and lists through B see it too.
-    let got: Value = cb
-        .get(b.url(&format!("{CT}/shared")))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let got: Value = common::json_of(cb.get(b.url(&format!("{CT}/shared")))).await;
     assert_eq!(got["metadata"]["uid"], created["metadata"]["uid"]);
 
     // The same resourceVersion updated through A and B at once: one wins, one conflicts.

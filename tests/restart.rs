@@ -18,15 +18,7 @@ async fn restart_same_data_dir_keeps_objects_and_revisions_increase() {
     for i in 0..5 {
         let body = json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab",
                           "metadata": {"name": format!("o{i}")}, "spec": {"replicas": i}});
-        let created: Value = c
-            .post(server.url(CT))
-            .json(&body)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let created: Value = common::json_of(c.post(server.url(CT)).json(&body)).await;
         last_rv = created["metadata"]["resourceVersion"]
             .as_str()
             .unwrap()
@@ -35,32 +27,12 @@ async fn restart_same_data_dir_keeps_objects_and_revisions_increase() {
     }
     let server = server.restart();
     let c = server.client();
-    let list: Value = c
-        .get(server.url(CT))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let names: Vec<&str> = list["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["metadata"]["name"].as_str().unwrap())
-        .collect();
+    let list: Value = common::json_of(c.get(server.url(CT))).await;
+    let names = common::item_names(&list);
     assert_eq!(names, ["o0", "o1", "o2", "o3", "o4"]);
     assert_eq!(list["items"][3]["spec"]["replicas"], 3);
     let body = json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab", "metadata": {"name": "after"}});
-    let created: Value = c
-        .post(server.url(CT))
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let created: Value = common::json_of(c.post(server.url(CT)).json(&body)).await;
     let rv: u64 = created["metadata"]["resourceVersion"]
         .as_str()
         .unwrap()

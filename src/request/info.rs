@@ -40,6 +40,15 @@ impl Verb {
     /// Kube's verb name as authorization and audit see it.
     pub fn as_str(&self) -> &str {
         match self {
+            Verb::NonResource(method) => method,
+            other => other.resource_verb().unwrap_or_default(),
+        }
+    }
+
+    /// The fixed name of a resource verb (`None` for non-resource requests, whose verb is
+    /// the lowercase HTTP method).
+    pub fn resource_verb(&self) -> Option<&'static str> {
+        Some(match self {
             Verb::Get => "get",
             Verb::List => "list",
             Verb::Watch => "watch",
@@ -50,8 +59,8 @@ impl Verb {
             Verb::DeleteCollection => "deletecollection",
             Verb::Proxy => "proxy",
             Verb::Unknown => "",
-            Verb::NonResource(method) => method,
-        }
+            Verb::NonResource(_) => return None,
+        })
     }
 }
 

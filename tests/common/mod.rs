@@ -205,3 +205,31 @@ pub fn write_temp(server: &Server, name: &str, contents: &str) -> PathBuf {
     std::fs::write(&path, contents).expect("write temp file");
     path
 }
+
+/// Sends a request and decodes its JSON body, whatever the status.
+pub async fn json_of(req: reqwest::RequestBuilder) -> serde_json::Value {
+    req.send()
+        .await
+        .expect("request")
+        .json()
+        .await
+        .expect("JSON body")
+}
+
+/// `metadata.name` of each item of a list.
+pub fn item_names(list: &serde_json::Value) -> Vec<String> {
+    list["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| i["metadata"]["name"].as_str().expect("name").to_string())
+        .collect()
+}
+
+/// `metadata.resourceVersion` of an object or a list.
+pub fn resource_version(value: &serde_json::Value) -> String {
+    value["metadata"]["resourceVersion"]
+        .as_str()
+        .expect("resourceVersion")
+        .to_string()
+}
