@@ -13,7 +13,7 @@ use crate::meta::object as obj;
 use crate::request::continuation;
 use crate::request::info::Verb;
 use crate::request::negotiate::{Representation, Target as NegotiationTarget, negotiate};
-use crate::request::options::{DeleteOptions, ListOptions, ResourceVersionMatch};
+use crate::request::options::{ListOptions, ResourceVersionMatch};
 use crate::storage::{RangeRequest, Revision, StorageError};
 use crate::table::IncludeObject;
 
@@ -229,12 +229,7 @@ pub async fn delete_collection(
 ) -> Result<Reply, ApiError> {
     let representation = negotiate(call.header("accept"), NegotiationTarget::Object)?;
     let options = list_options(call, ctx)?;
-    let body = if call.body.iter().all(u8::is_ascii_whitespace) {
-        None
-    } else {
-        Some(crate::request::body::decode_json(&call.body)?)
-    };
-    let delete_options = DeleteOptions::parse(&call.query, body.as_ref())?;
+    let delete_options = crate::handlers::object::delete_options(call)?;
     let page = read_page(
         state,
         ctx,

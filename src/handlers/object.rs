@@ -153,13 +153,18 @@ pub async fn delete_one(
     ))
 }
 
-pub async fn delete(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
+/// DeleteOptions from the query and an optional JSON body (delete and deletecollection).
+pub fn delete_options(call: &Call) -> Result<DeleteOptions, ApiError> {
     let body = if call.body.iter().all(u8::is_ascii_whitespace) {
         None
     } else {
         Some(crate::request::body::decode_json(&call.body)?)
     };
-    let options = DeleteOptions::parse(&call.query, body.as_ref())?;
+    DeleteOptions::parse(&call.query, body.as_ref())
+}
+
+pub async fn delete(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
+    let options = delete_options(call)?;
     let (object, removed) = delete_one(state, ctx, &ctx.name, &options).await?;
     if !removed {
         return render_object(call, ctx, StatusCode::OK, object);

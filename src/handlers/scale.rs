@@ -9,9 +9,9 @@ use crate::crd::catalog::ScalePaths;
 use crate::error::{ApiError, FieldError};
 use crate::handlers::context::{Target, conflict};
 use crate::handlers::object::read;
-use crate::handlers::write::Change;
+use crate::handlers::write::{Change, invalid, write_target};
 use crate::handlers::{AppState, Call, Reply};
-use crate::meta::lifecycle::{self, WriteTarget};
+use crate::meta::lifecycle;
 use crate::meta::object as obj;
 use crate::request::body::decode_object;
 use crate::request::negotiate::{Representation, body_format, negotiate, patch_format};
@@ -156,26 +156,13 @@ async fn write_scale(
         }
         let mut new = current.clone();
         set_path(&mut new, &paths.spec_replicas, replicas);
-        let target = WriteTarget {
-            namespace: ctx.namespace.as_deref(),
-            status_subresource: ctx.version().status_subresource,
-        };
-        lifecycle::prepare_update(&mut new, &current, &target).map_err(|causes| {
-            ApiError::Invalid {
-                group: ctx.resource.group.clone(),
-                kind: ctx.resource.kind.clone(),
-                name: name.to_string(),
-                causes,
-            }
-        })?;
-        if options.dry_run || ctx.encode(&new)? == ctx.encode(&current)? {
+        lifecycle::prepare_update(&mut new, &current, &write_target(ctx))
+            .map_err(|causes| invalid(ctx, name, causes))?;
+        let bytes = ctx.encode(&new)?;
+        if options.dry_run || bytes == ctx.encode(&current)? {
             return Ok(Reply::ok(to_scale(&new, paths), Representation::Json));
         }
-        match state
-            .store
-            .update(&kv.key, ctx.encode(&new)?, kv.mod_revision)
-            .await
-        {
+        match state.store.update(&kv.key, bytes, kv.mod_revision).await {
             Ok(revision) => {
                 ctx.present(&mut new, revision);
                 return Ok(Reply::ok(to_scale(&new, paths), Representation::Json));

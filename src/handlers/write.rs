@@ -19,14 +19,16 @@ use crate::storage::StorageError;
 /// How many times a write without a client-chosen resourceVersion is retried on conflict.
 const MAX_RETRIES: usize = 16;
 
-fn write_target(ctx: &Target) -> WriteTarget<'_> {
+/// The facts about the target that ObjectMeta rules need.
+pub fn write_target(ctx: &Target) -> WriteTarget<'_> {
     WriteTarget {
         namespace: ctx.namespace.as_deref(),
         status_subresource: ctx.version().status_subresource,
     }
 }
 
-fn invalid(ctx: &Target, name: &str, causes: Vec<FieldError>) -> ApiError {
+/// A 422 naming this resource's kind.
+pub fn invalid(ctx: &Target, name: &str, causes: Vec<FieldError>) -> ApiError {
     ApiError::Invalid {
         group: ctx.resource.group.clone(),
         kind: ctx.resource.kind.clone(),
@@ -239,7 +241,8 @@ async fn apply_change(
             return Ok(new);
         }
         // A write that changes nothing is not written: no new revision, no watch event.
-        if ctx.encode(&new)? == ctx.encode(&current)? {
+        let bytes = ctx.encode(&new)?;
+        if bytes == ctx.encode(&current)? {
             return Ok(current);
         }
         let result = if obj::is_being_deleted(&new) && obj::finalizers(&new).is_empty() {
@@ -250,10 +253,7 @@ async fn apply_change(
                 .await
                 .map(|_| 0)
         } else {
-            state
-                .store
-                .update(&kv.key, ctx.encode(&new)?, kv.mod_revision)
-                .await
+            state.store.update(&kv.key, bytes, kv.mod_revision).await
         };
         match result {
             Ok(revision) => {
