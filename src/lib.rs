@@ -29,6 +29,7 @@ pub mod handlers;
 pub mod meta;
 pub mod metrics;
 pub mod request;
+pub mod schema;
 pub mod selector;
 pub mod server;
 pub mod storage;

@@ -1,0 +1,1 @@
+//! Defaulting of objects by their structural schema (being written).

@@ -1,0 +1,1 @@
+//! String formats (`format:`) as kube-openapi validates them (being written).

@@ -1,0 +1,11 @@
+//! Admission by a CRD version's structural schema: the compiled schema, pruning,
+//! defaulting, validation (with ratcheting) and the structural check run at load.
+
+pub mod default;
+pub mod formats;
+pub mod node;
+pub mod prune;
+pub mod structural;
+pub mod validate;
+
+pub use node::{Additional, Pattern, Schema};

@@ -1,0 +1,1 @@
+//! Pruning of fields the structural schema does not know (being written).

@@ -1,0 +1,1 @@
+//! The structural-schema check run when CRDs load (being written).

@@ -1,0 +1,1 @@
+//! Value validation of objects by their schema, with ratcheting (being written).
