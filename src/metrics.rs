@@ -215,6 +215,7 @@ pub fn reply_code(reply: &Reply) -> u16 {
         Reply::Object { code, .. } | Reply::Text { code, .. } => code.as_u16(),
         Reply::Stream { .. } => 200,
         Reply::Error(e) => e.code(),
+        Reply::Raw(resp) => resp.status().as_u16(),
     }
 }
 

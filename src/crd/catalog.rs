@@ -28,6 +28,8 @@ pub struct ServedVersion {
     pub table: TableConvertor,
     /// The version's OpenAPI v3 schema as written in the CRD, if any.
     pub schema: Option<serde_json::Value>,
+    /// The same schema compiled once: pruning, defaulting and validation walk it.
+    pub structural: crate::schema::Schema,
     /// `selectableFields` as field selector names (`spec.color`).
     pub selectable_fields: Vec<String>,
 }
@@ -64,9 +66,8 @@ impl ServedResource {
 pub struct Catalog {
     resources: Vec<Arc<ServedResource>>,
     by_group_version_plural: BTreeMap<(String, String, String), Arc<ServedResource>>,
-    /// OpenAPI v3 documents by `apis/<group>/<version>`, and the `/openapi/v3` root.
-    openapi_v3: BTreeMap<String, serde_json::Value>,
-    openapi_v3_root: serde_json::Value,
+    /// The OpenAPI v2 and v3 documents, serialized once.
+    openapi: super::openapi::Documents,
 }
 
 /// A group as discovery lists it: versions highest priority first.
@@ -92,19 +93,13 @@ impl Catalog {
         catalog
             .resources
             .sort_by(|a, b| (&a.group, &a.plural).cmp(&(&b.group, &b.plural)));
-        catalog.openapi_v3 = super::openapi::build(&catalog.resources);
-        catalog.openapi_v3_root = super::openapi::root(&catalog.openapi_v3);
+        catalog.openapi = super::openapi::Documents::build(&catalog.resources);
         Ok(catalog)
     }
 
-    /// The OpenAPI v3 document of `apis/<group>/<version>`.
-    pub fn openapi_v3(&self, group_version_path: &str) -> Option<&serde_json::Value> {
-        self.openapi_v3.get(group_version_path)
-    }
-
-    /// The `/openapi/v3` root listing every group/version document.
-    pub fn openapi_v3_root(&self) -> &serde_json::Value {
-        &self.openapi_v3_root
+    /// The published OpenAPI documents (`/openapi/v2`, `/openapi/v3[/...]`).
+    pub fn openapi(&self) -> &super::openapi::Documents {
+        &self.openapi
     }
 
     pub fn resources(&self) -> &[Arc<ServedResource>] {
@@ -187,6 +182,11 @@ fn served_version(
     kind: &str,
     v: &CustomResourceDefinitionVersion,
 ) -> Result<ServedVersion, String> {
+    let schema = v
+        .schema
+        .as_ref()
+        .and_then(|s| s.open_api_v3_schema.as_ref())
+        .and_then(|s| serde_json::to_value(s).ok());
     let columns: Vec<PrinterColumn> = v
         .additional_printer_columns
         .iter()
@@ -227,11 +227,11 @@ fn served_version(
             .flatten()
             .map(|f| f.json_path.trim_start_matches('.').to_string())
             .collect(),
-        schema: v
-            .schema
+        structural: schema
             .as_ref()
-            .and_then(|s| s.open_api_v3_schema.as_ref())
-            .and_then(|s| serde_json::to_value(s).ok()),
+            .map(crate::schema::Schema::parse)
+            .unwrap_or_default(),
+        schema,
     })
 }
 

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use super::load::{LoadErrors, LoadedCrd, Problem};
 use crate::error::FieldError;
 
-mod dns;
+pub mod dns;
 mod names;
 mod spec;
 #[cfg(test)]

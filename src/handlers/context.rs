@@ -116,12 +116,18 @@ impl Target {
         }
     }
 
-    /// A stored value as served: requested apiVersion (conversion `None`) and
-    /// resourceVersion from the revision.
+    /// A stored value as served: pruned and defaulted by the served version's schema,
+    /// requested apiVersion (conversion `None`) and resourceVersion from the revision.
     pub fn decode(&self, kv: &KeyValue) -> Result<Value, ApiError> {
-        let mut object: Value = serde_json::from_slice(&kv.value)
-            .map_err(|e| ApiError::internal("decoding a stored object", &e))?;
-        self.present(&mut object, kv.mod_revision);
+        self.decode_bytes(&kv.value, kv.mod_revision)
+            .map_err(|e| ApiError::internal("decoding a stored object", &e))
+    }
+
+    /// [`Target::decode`] of bytes at a revision (watch events carry no `KeyValue`).
+    pub fn decode_bytes(&self, bytes: &[u8], revision: i64) -> Result<Value, serde_json::Error> {
+        let mut object: Value = serde_json::from_slice(bytes)?;
+        crate::handlers::admit::coerce_stored(self, &mut object);
+        self.present(&mut object, revision);
         Ok(object)
     }
 

@@ -1,5 +1,5 @@
 //! Discovery: `/apis` (APIGroupList or aggregated `apidiscovery.k8s.io/v2`), `/apis/<group>`,
-//! `/apis/<group>/<version>` (APIResourceList), and the OpenAPI endpoints.
+//! `/apis/<group>/<version>` (APIResourceList). OpenAPI is served by [`super::openapi`].
 
 use std::sync::Arc;
 
@@ -173,15 +173,4 @@ fn discovery_resource(r: &ServedResource, v: &ServedVersion) -> Value {
         out["subresources"] = json!(subresources);
     }
     out
-}
-
-/// `/openapi/v3` and `/openapi/v3/apis/<group>/<version>` (v2 arrives with the schema issue).
-pub fn openapi(state: &Arc<AppState>, parts: &[&str]) -> Result<Reply, ApiError> {
-    let doc = match parts {
-        ["openapi", "v3"] => Some(state.catalog.openapi_v3_root()),
-        ["openapi", "v3", rest @ ..] => state.catalog.openapi_v3(&rest.join("/")),
-        _ => None,
-    };
-    let doc = doc.ok_or(ApiError::PathNotFound)?;
-    Ok(Reply::ok(doc.clone(), Representation::Json))
 }

@@ -3,11 +3,13 @@
 //! [`serve`] is the whole request pipeline in one function, in kube's order:
 //! request info → authentication → authorization → dispatch → one error conversion.
 
+pub mod admit;
 pub mod collection;
 pub mod context;
 pub mod discovery;
 pub mod health;
 pub mod object;
+pub mod openapi;
 pub mod reply;
 pub mod scale;
 pub mod state;
@@ -154,7 +156,7 @@ async fn non_resource(state: &Arc<AppState>, call: &Call) -> Result<Reply, ApiEr
         (["apis"], true) => discovery::groups(state, call),
         (["apis", group], true) => discovery::group(state, call, group),
         (["apis", group, version], true) => discovery::resources(state, call, group, version),
-        (["openapi", ..], true) => discovery::openapi(state, &parts),
+        (["openapi", ..], true) => openapi::serve(state, call, &parts),
         (["apis", ..], false) => Err(ApiError::MethodNotAllowed(format!(
             "{} is not supported on this path",
             call.method

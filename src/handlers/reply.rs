@@ -33,6 +33,8 @@ pub enum Reply {
         body: String,
     },
     Error(ApiError),
+    /// A response its handler built whole (OpenAPI: ETag, 304, 301 Location, caching headers).
+    Raw(Response<Body>),
 }
 
 impl Reply {
@@ -52,6 +54,15 @@ impl Reply {
             (warning, &mut self)
         {
             warnings.push(w.to_string());
+        }
+        self
+    }
+
+    /// Adds `Warning` headers after those already present (schema admission's
+    /// unknown and duplicate field warnings come after a deprecation warning).
+    pub fn with_warnings(mut self, more: Vec<String>) -> Reply {
+        if let Reply::Object { warnings, .. } | Reply::Stream { warnings, .. } = &mut self {
+            warnings.extend(more);
         }
         self
     }
@@ -81,6 +92,7 @@ impl Reply {
                 resp
             }
             Reply::Error(err) => error_response(&err),
+            Reply::Raw(resp) => resp,
         }
     }
 }

@@ -164,11 +164,7 @@ impl Watcher {
         }
         let mut shutdown = self.state.lifecycle.watch_shutdown();
         let matches = |o: &Value| selects(&self.options, o);
-        let decode = |b: &[u8], rev: i64| {
-            let mut o: Value = serde_json::from_slice(b).ok()?;
-            self.ctx.present(&mut o, rev);
-            Some(o)
-        };
+        let decode = |b: &[u8], rev: i64| self.ctx.decode_bytes(b, rev).ok();
         loop {
             let event = tokio::select! {
                 e = events.next() => e,

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::error::{ApiError, FieldError};
 use crate::handlers::context::{Target, conflict};
 use crate::handlers::object::{read, render_object};
-use crate::handlers::{AppState, Call, Reply};
+use crate::handlers::{AppState, Call, Reply, admit};
 use crate::meta::lifecycle::{self, WriteTarget};
 use crate::meta::object as obj;
 use crate::request::body::decode_object;
@@ -99,11 +99,17 @@ fn check_namespace(ctx: &Target, object: &Value) -> Result<(), ApiError> {
 
 pub async fn create(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
     let options = WriteOptions::from_query(&call.query, "CreateOptions")?;
-    let mut object = decode_object(&call.body, body_format(call.header("content-type"))?)?;
+    let format = body_format(call.header("content-type"))?;
+    let duplicates = admit::duplicates(&call.body, format, options.field_validation);
+    let mut object = decode_object(&call.body, format)?;
     check_type_meta(ctx, &object)?;
     check_namespace(ctx, &object)?;
-    lifecycle::prepare_create(&mut object, &write_target(ctx))
-        .map_err(|causes| invalid(ctx, obj::name(&object), causes))?;
+    let warnings = admit::coerce_body(ctx, &mut object, duplicates, options.field_validation)?;
+    let meta_errors = lifecycle::prepare_create(&mut object, &write_target(ctx)).err();
+    let causes = admit::validate(ctx, &object, None, meta_errors.unwrap_or_default());
+    if !causes.is_empty() {
+        return Err(invalid(ctx, obj::name(&object), causes));
+    }
     let name = obj::name(&object).to_string();
     if !options.dry_run {
         let key = ctx.key(state, &name);
@@ -130,7 +136,7 @@ pub async fn create(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
         }
         ctx.present(&mut object, 0);
     }
-    render_object(call, ctx, StatusCode::CREATED, object)
+    Ok(render_object(call, ctx, StatusCode::CREATED, object)?.with_warnings(warnings))
 }
 
 /// How a write derives the new object from the stored one.
@@ -175,75 +181,71 @@ pub fn decode_patch(body: &[u8]) -> Result<Value, ApiError> {
 }
 
 pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
-    let body = decode_object(&call.body, body_format(call.header("content-type"))?)?;
+    let options = WriteOptions::from_query(&call.query, "UpdateOptions")?;
+    let format = body_format(call.header("content-type"))?;
+    let duplicates = admit::duplicates(&call.body, format, options.field_validation);
+    let mut body = decode_object(&call.body, format)?;
     check_type_meta(ctx, &body)?;
     check_name(ctx, &body)?;
     check_namespace(ctx, &body)?;
-    let object = apply_change(state, call, ctx, Change::Replace(body)).await?;
-    render_object(call, ctx, StatusCode::OK, object)
+    let warnings = admit::coerce_body(ctx, &mut body, duplicates, options.field_validation)?;
+    let (object, _) = apply_change(state, call, ctx, &options, Change::Replace(body)).await?;
+    Ok(render_object(call, ctx, StatusCode::OK, object)?.with_warnings(warnings))
 }
 
 pub async fn patch(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
+    let options = WriteOptions::from_query(&call.query, "PatchOptions")?;
     let format = patch_format(call.header("content-type"))?;
     let patch = decode_patch(&call.body)?;
-    let object = apply_change(state, call, ctx, Change::Patch(format, patch)).await?;
-    render_object(call, ctx, StatusCode::OK, object)
+    let change = Change::Patch(format, patch);
+    let (object, warnings) = apply_change(state, call, ctx, &options, change).await?;
+    Ok(render_object(call, ctx, StatusCode::OK, object)?.with_warnings(warnings))
+}
+
+/// Duplicate fields of a patch body, as kube words them for its patch type.
+fn patch_duplicates(call: &Call, format: BodyFormat, options: &WriteOptions) -> Vec<String> {
+    let found = admit::duplicates(&call.body, BodyFormat::Json, options.field_validation);
+    match format {
+        BodyFormat::JsonPatch => found
+            .into_iter()
+            .map(|d| format!("json patch {d}"))
+            .collect(),
+        _ => found,
+    }
 }
 
 /// Read, change, check, compare-and-swap; retried on conflicts the client did not ask for.
+/// Returns the written object and the patch's field warnings.
 async fn apply_change(
     state: &AppState,
     call: &Call,
     ctx: &Target,
+    options: &WriteOptions,
     change: Change,
-) -> Result<Value, ApiError> {
-    let options_kind = match change {
-        Change::Replace(_) => "UpdateOptions",
-        Change::Patch(..) => "PatchOptions",
-    };
-    let options = WriteOptions::from_query(&call.query, options_kind)?;
-    let status_only = call.info.subresource == "status";
+) -> Result<(Value, Vec<String>), ApiError> {
     let name = ctx.name.as_str();
+    let patch_problems = match &change {
+        Change::Patch(format, _) => patch_duplicates(call, *format, options),
+        Change::Replace(_) => Vec::new(),
+    };
     for _ in 0..MAX_RETRIES {
         let (kv, current) = read(state, ctx, name).await?;
-        let mut new = change.apply(&current)?;
-        if matches!(change, Change::Patch(..)) {
-            check_type_meta(ctx, &new)?;
-            check_name(ctx, &new)?;
-            check_namespace(ctx, &new)?;
-        }
+        let (mut new, warnings) = next_object(
+            call,
+            ctx,
+            options,
+            &change,
+            &current,
+            patch_problems.clone(),
+        )?;
         let requested_rv = obj::resource_version(&new).to_string();
-        if requested_rv.is_empty() && matches!(change, Change::Replace(_)) {
-            // Custom resources do not allow unconditional updates; kube's store names the
-            // resource (not the kind) in this message.
-            let cause = FieldError {
-                reason: "FieldValueInvalid",
-                field: "metadata.resourceVersion".into(),
-                detail: "Invalid value: 0: must be specified for an update".into(),
-            };
-            return Err(ApiError::Invalid {
-                group: ctx.resource.group.clone(),
-                kind: ctx.resource.plural.clone(),
-                name: name.to_string(),
-                causes: vec![cause],
-            });
-        }
-        if !requested_rv.is_empty() && requested_rv != obj::resource_version(&current) {
-            return Err(conflict(&ctx.group_resource(), name));
-        }
-        if status_only {
-            new = lifecycle::prepare_status_update(&new, &current);
-        } else {
-            lifecycle::prepare_update(&mut new, &current, &write_target(ctx))
-                .map_err(|causes| invalid(ctx, name, causes))?;
-        }
         if options.dry_run {
-            return Ok(new);
+            return Ok((new, warnings));
         }
         // A write that changes nothing is not written: no new revision, no watch event.
         let bytes = ctx.encode(&new)?;
         if bytes == ctx.encode(&current)? {
-            return Ok(current);
+            return Ok((current, warnings));
         }
         let result = if obj::is_being_deleted(&new) && obj::finalizers(&new).is_empty() {
             // The last finalizer is gone: the object is deleted now.
@@ -258,7 +260,7 @@ async fn apply_change(
         match result {
             Ok(revision) => {
                 ctx.present(&mut new, revision);
-                return Ok(new);
+                return Ok((new, warnings));
             }
             Err(StorageError::Conflict { .. })
                 if requested_rv.is_empty() || matches!(change, Change::Patch(..)) =>
@@ -269,4 +271,56 @@ async fn apply_change(
         }
     }
     Err(conflict(&ctx.group_resource(), name))
+}
+
+/// The object an update or patch would store, checked as kube checks it: type meta and
+/// name, decode-time pruning and defaulting of a patched document, the resourceVersion
+/// precondition, metadata rules and schema validation ratcheted against `current`.
+fn next_object(
+    call: &Call,
+    ctx: &Target,
+    options: &WriteOptions,
+    change: &Change,
+    current: &Value,
+    patch_problems: Vec<String>,
+) -> Result<(Value, Vec<String>), ApiError> {
+    let name = ctx.name.as_str();
+    let mut new = change.apply(current)?;
+    let mut warnings = Vec::new();
+    if matches!(change, Change::Patch(..)) {
+        check_type_meta(ctx, &new)?;
+        check_name(ctx, &new)?;
+        check_namespace(ctx, &new)?;
+        warnings = admit::coerce_patched(&mut new, ctx, patch_problems, options.field_validation)?;
+    }
+    let requested_rv = obj::resource_version(&new);
+    if requested_rv.is_empty() && matches!(change, Change::Replace(_)) {
+        // Custom resources do not allow unconditional updates; kube's store names the
+        // resource (not the kind) in this message.
+        let cause = FieldError {
+            reason: "FieldValueInvalid",
+            field: "metadata.resourceVersion".into(),
+            detail: "Invalid value: 0: must be specified for an update".into(),
+        };
+        return Err(ApiError::Invalid {
+            group: ctx.resource.group.clone(),
+            kind: ctx.resource.plural.clone(),
+            name: name.to_string(),
+            causes: vec![cause],
+        });
+    }
+    if !requested_rv.is_empty() && requested_rv != obj::resource_version(current) {
+        return Err(conflict(&ctx.group_resource(), name));
+    }
+    let causes = if call.info.subresource == "status" {
+        new = lifecycle::prepare_status_update(&new, current);
+        admit::validate_status(ctx, &new, current)
+    } else {
+        let meta_errors = lifecycle::prepare_update(&mut new, current, &write_target(ctx)).err();
+        admit::validate(ctx, &new, Some(current), meta_errors.unwrap_or_default())
+    };
+    if !causes.is_empty() {
+        return Err(invalid(ctx, name, causes));
+    }
+    Ok((new, warnings))
 }

@@ -35,7 +35,11 @@ pub fn decode_json(body: &[u8]) -> Result<Value, ApiError> {
 fn decode_yaml(body: &[u8]) -> Result<Value, ApiError> {
     let text = std::str::from_utf8(body)
         .map_err(|_| ApiError::BadRequest("error decoding YAML: body is not UTF-8".into()))?;
-    serde_saphyr::from_str::<Value>(text)
+    // kube's YAML decoding keeps the last of duplicate keys; fieldValidation reports them.
+    let options = serde_saphyr::options! {
+        duplicate_keys: serde_saphyr::options::DuplicateKeyPolicy::LastWins,
+    };
+    serde_saphyr::from_str_with_options::<Value>(text, options)
         .map_err(|e| ApiError::BadRequest(format!("error decoding YAML: {e}")))
 }
 

@@ -6,3 +6,4 @@ pub mod info;
 pub mod negotiate;
 pub mod options;
 pub mod query;
+pub mod strict;

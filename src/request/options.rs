@@ -158,6 +158,17 @@ impl ListOptions {
 #[derive(Debug, Default, Clone)]
 pub struct WriteOptions {
     pub dry_run: bool,
+    pub field_validation: FieldValidation,
+}
+
+/// `fieldValidation`: what a write does with fields the schema does not know and with
+/// duplicate fields. An empty or absent directive means `Warn`, as in kube.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum FieldValidation {
+    Ignore,
+    #[default]
+    Warn,
+    Strict,
 }
 
 fn int_param(name: &str, value: &str) -> Result<i64, ApiError> {
@@ -237,13 +248,17 @@ impl WriteOptions {
                 detail: format!("Unsupported value: {rendered}: supported values: \"All\""),
             });
         }
+        let mut field_validation = FieldValidation::default();
         for (_, v) in pairs.iter().filter(|(k, _)| k == "fieldValidation") {
-            if !matches!(v.as_str(), "" | "Ignore" | "Warn" | "Strict") {
-                causes.push(not_supported(
+            match v.as_str() {
+                "" | "Warn" => field_validation = FieldValidation::Warn,
+                "Ignore" => field_validation = FieldValidation::Ignore,
+                "Strict" => field_validation = FieldValidation::Strict,
+                _ => causes.push(not_supported(
                     "fieldValidation",
                     v,
                     "\"\", \"Ignore\", \"Strict\", \"Warn\"",
-                ));
+                )),
             }
         }
         if !causes.is_empty() {
@@ -256,6 +271,7 @@ impl WriteOptions {
         }
         Ok(WriteOptions {
             dry_run: !dry_run.is_empty(),
+            field_validation,
         })
     }
 }

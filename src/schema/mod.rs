@@ -5,6 +5,7 @@ pub mod default;
 pub mod formats;
 pub mod node;
 pub mod prune;
+pub mod scale;
 pub mod structural;
 pub mod validate;
 

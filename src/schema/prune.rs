@@ -1,1 +1,396 @@
-//! Pruning of fields the structural schema does not know (being written).
+//! Decoding stage: pruning of what a custom object's structural schema does not know,
+//! as kube's `unstructuredSchemaCoercer` does (apiextensions-apiserver `pruning`,
+//! `objectmeta` and `defaulting.PruneNonNullableNullsWithoutDefaults`).
+
+use serde_json::{Map, Value};
+
+use super::default::prune_non_nullable_nulls_without_defaults;
+use super::{Additional, Schema};
+use objectmeta::reduce_object_meta;
+
+mod objectmeta;
+
+/// Prunes a whole custom object, the resource root, in kube's order:
+///
+/// 1. the root `metadata` is reduced to `ObjectMeta` (unknown fields dropped, empty
+///    values omitted, timestamps normalised);
+/// 2. fields the schema does not specify are pruned; `apiVersion`, `kind` and `metadata`
+///    are kept at the root and in `x-kubernetes-embedded-resource` nodes, and
+///    `x-kubernetes-preserve-unknown-fields` keeps a node's unspecified fields;
+/// 3. nulls of non-nullable fields without a default are removed;
+/// 4. the `metadata` of embedded resources is reduced to `ObjectMeta`.
+///
+/// Returns the paths of the fields dropped as kube prints them in `unknown field "<path>"`:
+/// the root metadata's first (in key order), then the pruned ones sorted, then those of
+/// embedded metadata sorted.
+pub fn prune(object: &mut Value, schema: &Schema) -> Vec<String> {
+    let Value::Object(root) = object else {
+        return Vec::new();
+    };
+    let mut meta_paths = Vec::new();
+    let metadata = root.remove_entry("metadata").map(|(key, mut meta)| {
+        if meta.is_null() {
+            meta = Value::Object(Map::new());
+        }
+        reduce_object_meta(
+            &mut meta,
+            &Path::Prop(&Path::Root, "metadata"),
+            &mut meta_paths,
+        );
+        (key, meta)
+    });
+    let mut walk = Walk::default();
+    walk.prune(object, Some(schema), true, &Path::Root);
+    prune_non_nullable_nulls_without_defaults(object, schema);
+    if let (Some((key, meta)), Value::Object(root)) = (metadata, &mut *object) {
+        root.insert(key, meta);
+    }
+    walk.pruned.sort();
+    walk.embedded.sort();
+    meta_paths.extend(walk.pruned);
+    meta_paths.extend(walk.embedded);
+    meta_paths
+}
+
+/// Where a value sits, rendered into a string only when something there is dropped.
+#[derive(Clone, Copy)]
+enum Path<'a> {
+    Root,
+    /// A field of an object.
+    Prop(&'a Path<'a>, &'a str),
+    /// A key of an `additionalProperties` map: `.key` when pruning, `[key]` in the
+    /// `field.Path` that embedded metadata is reported under.
+    Extra(&'a Path<'a>, &'a str),
+    Index(&'a Path<'a>, usize),
+}
+
+impl Path<'_> {
+    /// The path as pruning prints it (`spec.map.key.field`), or with `brackets` as
+    /// `field.Path` does (`spec.map[key].field`).
+    fn render(&self, brackets: bool) -> String {
+        let mut out = String::new();
+        self.write(&mut out, brackets);
+        out
+    }
+
+    fn write(&self, out: &mut String, brackets: bool) {
+        match *self {
+            Path::Root => {}
+            Path::Prop(parent, key) | Path::Extra(parent, key) => {
+                parent.write(out, brackets);
+                if brackets && matches!(self, Path::Extra(..)) {
+                    out.extend(["[", key, "]"]);
+                } else {
+                    if !matches!(parent, Path::Root) {
+                        out.push('.');
+                    }
+                    out.push_str(key);
+                }
+            }
+            Path::Index(parent, i) => {
+                parent.write(out, brackets);
+                out.extend(["[", &i.to_string(), "]"]);
+            }
+        }
+    }
+}
+
+fn is_type_or_object_meta(key: &str) -> bool {
+    matches!(key, "apiVersion" | "kind" | "metadata")
+}
+
+/// The schema of an `additionalProperties` value; `None` (prune everything) for a bare
+/// boolean, as kube's structural schema holds no node there.
+fn additional(schema: &Schema) -> Option<Option<&Schema>> {
+    match &schema.additional_properties {
+        None => None,
+        Some(Additional::Allowed(_)) => Some(None),
+        Some(Additional::Schema(s)) => Some(Some(s)),
+    }
+}
+
+/// One pruning walk. Embedded metadata is reduced during the same walk (kube's
+/// `objectmeta.Coerce` follows the same properties), its paths kept apart.
+#[derive(Default)]
+struct Walk {
+    pruned: Vec<String>,
+    embedded: Vec<String>,
+}
+
+impl Walk {
+    fn prune(&mut self, x: &mut Value, s: Option<&Schema>, root: bool, path: &Path) {
+        let Some(s) = s else {
+            return self.prune_all(x, path);
+        };
+        if s.preserve_unknown_fields {
+            return self.skip_prune(x, s, root, path);
+        }
+        match x {
+            Value::Object(map) => {
+                let embedded = root || s.embedded_resource;
+                if s.embedded_resource {
+                    self.reduce_embedded_meta(map, s, path);
+                }
+                let mut unknown = Vec::new();
+                for (k, v) in map.iter_mut() {
+                    if embedded && is_type_or_object_meta(k) {
+                        continue;
+                    } else if let Some(prop) = s.properties.get(k) {
+                        self.prune(v, Some(prop), false, &Path::Prop(path, k));
+                    } else if let Some(extra) = additional(s) {
+                        self.prune(v, extra, false, &Path::Extra(path, k));
+                    } else {
+                        unknown.push(k.clone());
+                    }
+                }
+                for k in unknown {
+                    self.pruned.push(Path::Prop(path, &k).render(false));
+                    map.remove(&k);
+                }
+            }
+            Value::Array(items) => {
+                for (i, v) in items.iter_mut().enumerate() {
+                    self.prune(v, s.items.as_deref(), false, &Path::Index(path, i));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Pruning without a schema: every field of every object is dropped.
+    fn prune_all(&mut self, x: &mut Value, path: &Path) {
+        match x {
+            Value::Object(map) => {
+                for k in map.keys() {
+                    self.pruned.push(Path::Prop(path, k).render(false));
+                }
+                map.clear();
+            }
+            Value::Array(items) => {
+                for (i, v) in items.iter_mut().enumerate() {
+                    self.prune_all(v, &Path::Index(path, i));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Under `x-kubernetes-preserve-unknown-fields`: unspecified fields stay, specified
+    /// ones are pruned again; array items keep preserving (kube's `skipPrune`).
+    fn skip_prune(&mut self, x: &mut Value, s: &Schema, root: bool, path: &Path) {
+        match x {
+            Value::Object(map) => {
+                let embedded = root || s.embedded_resource;
+                if s.embedded_resource {
+                    self.reduce_embedded_meta(map, s, path);
+                }
+                for (k, v) in map.iter_mut() {
+                    if embedded && is_type_or_object_meta(k) {
+                        continue;
+                    }
+                    if let Some(prop) = s.properties.get(k) {
+                        self.prune(v, Some(prop), false, &Path::Prop(path, k));
+                    } else if let Some(extra) = additional(s) {
+                        self.prune(v, extra, false, &Path::Extra(path, k));
+                    }
+                }
+            }
+            Value::Array(items) => {
+                if let Some(item) = s.items.as_deref() {
+                    for (i, v) in items.iter_mut().enumerate() {
+                        self.skip_prune(v, item, false, &Path::Index(path, i));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// An embedded resource's `metadata` through `ObjectMeta`. A null that the null
+    /// pruning removes next (non-nullable, no default) is left to it, as kube reduces
+    /// metadata after that step.
+    fn reduce_embedded_meta(&mut self, map: &mut Map<String, Value>, s: &Schema, path: &Path) {
+        let Some(meta) = map.get_mut("metadata") else {
+            return;
+        };
+        if meta.is_null() {
+            if s.property("metadata")
+                .is_some_and(|m| !m.nullable && m.default.is_none())
+            {
+                return;
+            }
+            *meta = Value::Object(Map::new());
+        }
+        reduce_object_meta(meta, &Path::Prop(path, "metadata"), &mut self.embedded);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn crontab() -> Value {
+        json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+            "cronSpec": {"type": "string"}, "image": {"type": "string"},
+            "replicas": {"type": "integer"}}}}})
+    }
+
+    #[test]
+    fn prune_table() {
+        let preserve_with_spec = json!({"type": "object", "properties": {"json": {
+            "x-kubernetes-preserve-unknown-fields": true, "type": "object",
+            "properties": {"spec": {"type": "object", "properties": {
+                "foo": {"type": "string"}, "bar": {"type": "string"}}}}}}});
+        let embedded_typed = json!({"type": "object", "properties": {"foo": {
+            "type": "object", "x-kubernetes-embedded-resource": true,
+            "properties": {"spec": {"type": "object"}}}}});
+        let cases = [
+            (
+                "prune_unknown_spec_field_dropped",
+                crontab(),
+                json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+                    "metadata": {"name": "my-new-cron-object"},
+                    "spec": {"cronSpec": "* * * * */5", "image": "my-awesome-cron-image",
+                        "someRandomField": 42}}),
+                json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+                    "metadata": {"name": "my-new-cron-object"},
+                    "spec": {"cronSpec": "* * * * */5", "image": "my-awesome-cron-image"}}),
+                vec!["spec.someRandomField"],
+            ),
+            (
+                "prune_preserve_unknown_fields_keeps_any_json",
+                json!({"type": "object", "properties": {"json": {
+                    "x-kubernetes-preserve-unknown-fields": true}}}),
+                json!({"json": {"a": [1, {"b": null}], "c": "x"}}),
+                json!({"json": {"a": [1, {"b": null}], "c": "x"}}),
+                vec![],
+            ),
+            (
+                "prune_preserve_typed_object_keeps_fields",
+                json!({"type": "object", "properties": {"json": {
+                    "x-kubernetes-preserve-unknown-fields": true, "type": "object",
+                    "description": "this is arbitrary JSON"}}}),
+                json!({"json": {"a": {"b": 1}}}),
+                json!({"json": {"a": {"b": 1}}}),
+                vec![],
+            ),
+            (
+                "prune_preserve_with_properties_prunes_specified_subtree",
+                preserve_with_spec,
+                json!({"json": {"spec": {"foo": "abc", "bar": "def", "something": "x"},
+                    "status": {"something": "x"}}}),
+                json!({"json": {"spec": {"foo": "abc", "bar": "def"},
+                    "status": {"something": "x"}}}),
+                vec!["json.spec.something"],
+            ),
+            (
+                "prune_int_or_string_values_kept",
+                json!({"type": "object", "properties": {
+                    "foo": {"x-kubernetes-int-or-string": true},
+                    "bar": {"x-kubernetes-int-or-string": true}}}),
+                json!({"foo": 1, "bar": "50%", "baz": 2}),
+                json!({"foo": 1, "bar": "50%"}),
+                vec!["baz"],
+            ),
+            (
+                "prune_embedded_resource_preserving_keeps_everything",
+                json!({"type": "object", "properties": {"foo": {
+                    "x-kubernetes-embedded-resource": true,
+                    "x-kubernetes-preserve-unknown-fields": true}}}),
+                json!({"foo": {"apiVersion": "v1", "kind": "Pod",
+                    "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]}}}),
+                json!({"foo": {"apiVersion": "v1", "kind": "Pod",
+                    "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]}}}),
+                vec![],
+            ),
+            (
+                "prune_embedded_resource_keeps_type_meta_and_reduces_metadata",
+                embedded_typed,
+                json!({"foo": {"apiVersion": "v1", "kind": "Pod", "other": 1,
+                    "metadata": {"name": "p", "bogus": 1, "labels": {}}, "spec": {"a": 1}}}),
+                json!({"foo": {"apiVersion": "v1", "kind": "Pod",
+                    "metadata": {"name": "p"}, "spec": {}}}),
+                vec!["foo.other", "foo.spec.a", "foo.metadata.bogus"],
+            ),
+            (
+                "prune_root_metadata_unknown_fields_reported_first",
+                crontab(),
+                json!({"metadata": {"name": "a", "zeta": 1, "labels": {}, "finalizers": [],
+                        "ownerReferences": [{"apiVersion": "v1", "kind": "K", "name": "n",
+                            "uid": "u", "x": 1, "controller": null}],
+                        "creationTimestamp": "2024-01-01T10:00:00.5+02:00"},
+                    "spec": {"zzz": 1, "aaa": 2, "image": "i"}}),
+                json!({"metadata": {"name": "a", "creationTimestamp": "2024-01-01T08:00:00Z",
+                        "ownerReferences": [{"apiVersion": "v1", "kind": "K", "name": "n",
+                            "uid": "u"}]},
+                    "spec": {"image": "i"}}),
+                vec![
+                    "metadata.ownerReferences[0].x",
+                    "metadata.zeta",
+                    "spec.aaa",
+                    "spec.zzz",
+                ],
+            ),
+            (
+                "prune_root_metadata_null_becomes_empty",
+                crontab(),
+                json!({"metadata": null, "spec": {}}),
+                json!({"metadata": {}, "spec": {}}),
+                vec![],
+            ),
+            (
+                "prune_additional_properties_values_pruned_by_their_schema",
+                json!({"type": "object", "properties": {"map": {"type": "object",
+                    "additionalProperties": {"type": "object",
+                        "properties": {"a": {"type": "string"}}}}}}),
+                json!({"map": {"k1": {"a": "x", "b": 1}, "k2": {}}}),
+                json!({"map": {"k1": {"a": "x"}, "k2": {}}}),
+                vec!["map.k1.b"],
+            ),
+            (
+                "prune_array_items_reported_with_index",
+                json!({"type": "object", "properties": {"items": {"type": "array",
+                    "items": {"type": "object", "properties": {"a": {"type": "string"}}}}}}),
+                json!({"items": [{"a": "x"}, {"a": "y", "b": {"c": 1}}]}),
+                json!({"items": [{"a": "x"}, {"a": "y"}]}),
+                vec!["items[1].b"],
+            ),
+            (
+                "prune_root_preserving_prunes_only_specified",
+                json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+                    "properties": {"spec": {"type": "object",
+                        "properties": {"a": {"type": "string"}}}}}),
+                json!({"x": 1, "spec": {"a": "1", "b": 2}}),
+                json!({"x": 1, "spec": {"a": "1"}}),
+                vec!["spec.b"],
+            ),
+            (
+                "prune_embedded_metadata_in_map_reported_with_brackets",
+                json!({"type": "object", "properties": {"templates": {"type": "object",
+                    "additionalProperties": {"type": "object",
+                        "x-kubernetes-embedded-resource": true,
+                        "x-kubernetes-preserve-unknown-fields": true}}}}),
+                json!({"templates": {"k": {"apiVersion": "v1", "kind": "Pod",
+                    "metadata": {"name": "p", "foo": 1, "creationTimestamp": null}}}}),
+                json!({"templates": {"k": {"apiVersion": "v1", "kind": "Pod",
+                    "metadata": {"name": "p"}}}}),
+                vec!["templates[k].metadata.foo"],
+            ),
+            (
+                "prune_non_nullable_nulls_removed",
+                json!({"type": "object", "properties": {"a": {"type": "string"},
+                    "b": {"type": "string", "nullable": true},
+                    "c": {"type": "string", "default": "x"}}}),
+                json!({"a": null, "b": null, "c": null}),
+                json!({"b": null, "c": null}),
+                vec![],
+            ),
+        ];
+        for (name, schema, mut object, want, paths) in cases {
+            let got = prune(&mut object, &Schema::parse(&schema));
+            assert_eq!(object, want, "{name}");
+            assert_eq!(got, paths, "{name}");
+        }
+    }
+}

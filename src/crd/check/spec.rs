@@ -3,7 +3,7 @@
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
-use super::version::check_version;
+use super::version::{check_shared_schema, check_version, schemas_identical};
 use super::{
     check_conversion, invalid, is_dns1035_label, is_dns1123_subdomain, list_kind, not_supported,
     singular, versions_value,
@@ -57,11 +57,15 @@ fn check_group(group: &str) -> Vec<FieldError> {
 /// Each version, then the set: unique names and exactly one storage version.
 fn check_versions(crd: &CustomResourceDefinition) -> Vec<FieldError> {
     let versions = &crd.spec.versions;
+    let hoisted = schemas_identical(versions);
     let mut errors: Vec<FieldError> = versions
         .iter()
         .enumerate()
-        .flat_map(|(i, version)| check_version(i, version))
+        .flat_map(|(i, version)| check_version(i, version, hoisted))
         .collect();
+    if hoisted && let Some(first) = versions.first() {
+        errors.extend(check_shared_schema(first));
+    }
     let mut seen = std::collections::BTreeSet::new();
     if !versions.iter().all(|v| seen.insert(v.name.as_str())) {
         errors.push(FieldError::invalid(

@@ -280,3 +280,26 @@ fn check_all_example_manifests_pass() {
     assert_eq!(widget.spec.scope, "Cluster");
     assert_eq!(widget.spec.versions[0].deprecated, Some(true));
 }
+
+#[test]
+fn check_non_structural_schema_reports_kube_message() {
+    let cases: Vec<(&str, Mutation, String)> = vec![
+        ("property without type", |v| v["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = json!({"type": "object", "properties": {"spec": {}}}),
+         "spec.validation.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields".into()),
+        ("root not object", |v| v["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = json!({"type": "string"}),
+         r#"spec.validation.openAPIV3Schema.type: Invalid value: "string": must be object at the root"#.into()),
+        ("metadata restricted", |v| v["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = json!({"type": "object", "properties": {"metadata": {"type": "object", "properties": {"labels": {"type": "object"}}}}}),
+         "spec.validation.openAPIV3Schema.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified".into()),
+        ("status root keyword", |v| {
+            v["spec"]["versions"][0]["subresources"] = json!({"status": {}});
+            v["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = json!({"type": "array", "items": {"type": "string"}})
+         },
+         "spec.validation.openAPIV3Schema.type: Invalid value: \"array\": only \"object\" is allowed as the type at the root of the schema if the status subresource is enabled\nspec.validation.openAPIV3Schema.type: Invalid value: \"array\": must be object at the root".into()),
+        ("versions with different schemas checked each", |v| {
+            v["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = json!({"type": "object", "properties": {"spec": {}}});
+            push_version(v, json!({"name": "v2", "served": true, "storage": false, "schema": {"openAPIV3Schema": {"type": "object"}}}))
+         },
+         "spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields".into()),
+    ];
+    assert_cases(cases);
+}

@@ -12,9 +12,12 @@ const PRINTER_COLUMN_TYPES: &str = "boolean,date,integer,number,string";
 const PRINTER_COLUMN_FORMATS: &str = "byte,date,date-time,double,float,int32,int64,password";
 
 /// `spec.versions[i]`: name, deprecation warning, schema, subresources, printer columns.
+/// `hoisted`: every version has the same schema, which kube then checks once under
+/// `spec.validation` (see [`check_shared_schema`]) instead of per version.
 pub(super) fn check_version(
     index: usize,
     version: &CustomResourceDefinitionVersion,
+    hoisted: bool,
 ) -> Vec<FieldError> {
     let path = format!("spec.versions[{index}]");
     let mut errors = Vec::new();
@@ -35,15 +38,10 @@ pub(super) fn check_version(
             &message,
         ));
     }
-    if version
-        .schema
-        .as_ref()
-        .and_then(|s| s.open_api_v3_schema.as_ref())
-        .is_none()
-    {
-        errors.push(FieldError::required(
+    if !hoisted {
+        errors.extend(check_schema(
             &format!("{path}.schema.openAPIV3Schema"),
-            "",
+            version,
         ));
     }
     if let Some(subresources) = &version.subresources {
@@ -62,6 +60,46 @@ pub(super) fn check_version(
         errors.extend(check_column(&column_path, column));
     }
     errors
+}
+
+/// Whether every version carries the same schema. kube converts such a v1 definition to
+/// its internal form with the schema hoisted to `spec.validation`, so its errors read
+/// `spec.validation.openAPIV3Schema...` (as the seeds show).
+pub(super) fn schemas_identical(versions: &[CustomResourceDefinitionVersion]) -> bool {
+    fn schema(
+        v: &CustomResourceDefinitionVersion,
+    ) -> Option<&k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps>
+    {
+        v.schema
+            .as_ref()
+            .and_then(|s| s.open_api_v3_schema.as_ref())
+    }
+    versions.first().and_then(schema).is_some()
+        && versions.windows(2).all(|w| schema(&w[0]) == schema(&w[1]))
+}
+
+/// The hoisted schema of a definition whose versions all share it.
+pub(super) fn check_shared_schema(version: &CustomResourceDefinitionVersion) -> Vec<FieldError> {
+    check_schema("spec.validation.openAPIV3Schema", version)
+}
+
+/// The openAPIV3Schema at `schema_path`: present, and structural as kube requires.
+fn check_schema(schema_path: &str, version: &CustomResourceDefinitionVersion) -> Vec<FieldError> {
+    let Some(schema) = version
+        .schema
+        .as_ref()
+        .and_then(|s| s.open_api_v3_schema.as_ref())
+    else {
+        return vec![FieldError::required(schema_path, "")];
+    };
+    let Ok(value) = serde_json::to_value(schema) else {
+        return Vec::new();
+    };
+    let status_enabled = version
+        .subresources
+        .as_ref()
+        .is_some_and(|s| s.status.is_some());
+    crate::schema::structural::analyze(&value, schema_path, status_enabled).errors()
 }
 
 fn deprecation_warning_errors(deprecated: bool, warning: Option<&str>) -> Vec<String> {

@@ -1,0 +1,153 @@
+//! Schema admission of custom objects in kube's order: decoding prunes and defaults
+//! (unknown and duplicate fields handled per `fieldValidation`), then schema validation
+//! after the metadata rules, ratcheted against the old object on update.
+
+use serde_json::Value;
+
+use crate::crd::catalog::ScalePaths;
+use crate::error::{ApiError, FieldError};
+use crate::handlers::context::Target;
+use crate::request::negotiate::BodyFormat;
+use crate::request::options::FieldValidation;
+use crate::request::strict;
+use crate::schema::{default, prune, scale, validate};
+
+/// Strict-decoding findings: duplicate fields of the request body, in kube's words
+/// (`duplicate field "spec.a"`), empty when the directive ignores them.
+pub fn duplicates(body: &[u8], format: BodyFormat, directive: FieldValidation) -> Vec<String> {
+    match directive {
+        FieldValidation::Ignore => Vec::new(),
+        FieldValidation::Warn | FieldValidation::Strict => {
+            strict::duplicate_fields(body, matches!(format, BodyFormat::Yaml))
+        }
+    }
+}
+
+/// Decodes a request object into the served schema: prunes unknown fields and applies
+/// defaults. Strict answers kube's 400 for unknown or duplicate fields; Warn returns
+/// them as warnings.
+pub fn coerce_body(
+    ctx: &Target,
+    object: &mut Value,
+    mut problems: Vec<String>,
+    directive: FieldValidation,
+) -> Result<Vec<String>, ApiError> {
+    problems.extend(unknown_fields(ctx, object));
+    default::default(object, &ctx.version().structural);
+    match directive {
+        FieldValidation::Strict if !problems.is_empty() => Err(ApiError::BadRequest(format!(
+            "{kind} in version {version:?} cannot be handled as a {kind}: strict decoding error: {}",
+            problems.join(", "),
+            kind = ctx.resource.kind,
+            version = ctx.version().name,
+        ))),
+        FieldValidation::Warn => Ok(warnings(problems)),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// Strict-decoding problems as warnings: a YAML decoder's multi-line report becomes one
+/// warning per line, as k8s.io/apiserver's parseYAMLWarnings splits it.
+fn warnings(problems: Vec<String>) -> Vec<String> {
+    const YAML_PREFIX: &str = "yaml: unmarshal errors:\n";
+    problems
+        .into_iter()
+        .flat_map(|p| match p.strip_prefix(YAML_PREFIX) {
+            Some(lines) => lines.split('\n').map(|l| l.trim().to_string()).collect(),
+            None => vec![p],
+        })
+        .collect()
+}
+
+/// The same for an object produced by a patch: kube decodes the patched document and
+/// answers a 422 on the field `patch` under Strict (k8s.io/apiserver handlers/patch.go).
+pub fn coerce_patched(
+    object: &mut Value,
+    ctx: &Target,
+    mut problems: Vec<String>,
+    directive: FieldValidation,
+) -> Result<Vec<String>, ApiError> {
+    // The patched document as kube prints it: encoded before pruning.
+    let patched = matches!(directive, FieldValidation::Strict).then(|| object.to_string());
+    problems.extend(unknown_fields(ctx, object));
+    default::default(object, &ctx.version().structural);
+    match (directive, patched) {
+        (FieldValidation::Strict, Some(document)) if !problems.is_empty() => {
+            Err(ApiError::Invalid {
+                group: String::new(),
+                kind: String::new(),
+                name: String::new(),
+                causes: vec![FieldError::invalid(
+                    "patch",
+                    &Value::String(document),
+                    &format!("strict decoding error: {}", problems.join(", ")),
+                )],
+            })
+        }
+        (FieldValidation::Warn, _) => Ok(warnings(problems)),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// Prunes and reports what the schema does not know, as `unknown field "<path>"`.
+fn unknown_fields(ctx: &Target, object: &mut Value) -> Vec<String> {
+    prune::prune(object, &ctx.version().structural)
+        .into_iter()
+        // kube's `unknown field "%s"`: the path is not escaped.
+        .map(|path| format!("unknown field \"{path}\""))
+        .collect()
+}
+
+/// A stored object as served: pruned and defaulted by the served version's schema
+/// (defaults added since it was written show up without a write).
+pub fn coerce_stored(ctx: &Target, object: &mut Value) {
+    let schema = &ctx.version().structural;
+    prune::prune(object, schema);
+    default::default(object, schema);
+}
+
+/// Everything kube's strategy reports for an object to store, in its order: metadata
+/// (`meta_errors`), schema (ratcheted against `old` on update), the scale subresource's
+/// replicas and selector, embedded resources, then list types (on update only when the
+/// old object had no list-type error).
+pub fn validate(
+    ctx: &Target,
+    new: &Value,
+    old: Option<&Value>,
+    mut meta_errors: Vec<FieldError>,
+) -> Vec<FieldError> {
+    let schema = &ctx.version().structural;
+    meta_errors.extend(match old {
+        Some(old) => validate::schema_update_errors(schema, new, old),
+        None => validate::schema_errors(schema, new),
+    });
+    if let Some(paths) = &ctx.version().scale {
+        meta_errors.extend(scale::replicas_errors(&paths.spec_replicas, new));
+        meta_errors.extend(scale_status_errors(paths, new));
+    }
+    meta_errors.extend(validate::embedded_errors(schema, new));
+    let old_list_ok = old.is_none_or(|o| validate::list_type_errors(schema, o).is_empty());
+    if old_list_ok {
+        meta_errors.extend(validate::list_type_errors(schema, new));
+    }
+    meta_errors
+}
+
+/// An update through `/status`: the status is validated (ratcheted), then the scale
+/// subresource's status replicas and selector.
+pub fn validate_status(ctx: &Target, new: &Value, old: &Value) -> Vec<FieldError> {
+    let mut errors = validate::validate_status_update(&ctx.version().structural, new, old);
+    if let Some(paths) = &ctx.version().scale {
+        errors.extend(scale_status_errors(paths, new));
+    }
+    errors
+}
+
+/// `ValidateScaleStatus`: status replicas, then the label selector path.
+fn scale_status_errors(paths: &ScalePaths, object: &Value) -> Vec<FieldError> {
+    let mut errors = scale::replicas_errors(&paths.status_replicas, object);
+    if let Some(selector) = &paths.label_selector {
+        errors.extend(scale::selector_errors(selector, object));
+    }
+    errors
+}

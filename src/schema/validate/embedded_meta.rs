@@ -1,0 +1,292 @@
+//! ObjectMeta validation of an embedded resource's `metadata`, as apiextensions runs it:
+//! decoded into ObjectMeta first (a type mismatch is one error on `metadata`), then
+//! `ValidateObjectMeta` on create with path-segment name rules, a namespace only checked
+//! when set, and an empty name allowed.
+
+use serde_json::{Map, Value};
+
+use super::embedded::invalid;
+use super::gofmt::{bad_value, go_json, go_quote};
+use crate::crd::check::is_dns1123_label;
+use crate::error::FieldError;
+use crate::selector::label::{label_key_errors, label_value_errors};
+
+/// kube's limit on the total size of annotations (keys plus values, in bytes).
+const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
+
+/// Validates `meta` found at field path `path` (e.g. `spec.template.metadata`).
+pub(super) fn check(path: &str, meta: &Value, out: &mut Vec<FieldError>) {
+    let map = match meta {
+        Value::Null => return,
+        Value::Object(map) => map,
+        other => {
+            let detail = format!(
+                "json: cannot unmarshal {} into Go value of type v1.ObjectMeta",
+                json_kind(other)
+            );
+            out.push(invalid(path.to_string(), &bad_value(other), &detail));
+            return;
+        }
+    };
+    if let Some(detail) = decode_error(map) {
+        out.push(invalid(path.to_string(), &bad_value(meta), &detail));
+        return;
+    }
+    names(path, map, out);
+    let text = |key: &str| map.get(key).and_then(Value::as_str).unwrap_or_default();
+    let namespace = text("namespace");
+    if !namespace.is_empty() {
+        for msg in is_dns1123_label(namespace) {
+            out.push(invalid(
+                format!("{path}.namespace"),
+                &go_quote(namespace),
+                &msg,
+            ));
+        }
+    }
+    if let Some(generation) = map.get("generation").and_then(Value::as_i64)
+        && generation < 0
+    {
+        let detail = "must be greater than or equal to 0";
+        out.push(invalid(
+            format!("{path}.generation"),
+            &generation.to_string(),
+            detail,
+        ));
+    }
+    labels(path, map, out);
+    annotations(path, map, out);
+    if let Some(Value::Array(refs)) = map.get("ownerReferences") {
+        owner_references(&format!("{path}.ownerReferences"), refs, out);
+    }
+    finalizers(path, map, out);
+}
+
+fn json_kind(value: &Value) -> String {
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(_) => "bool".into(),
+        Value::Number(n) => match n.as_i64() {
+            Some(_) => "number".into(),
+            None => format!("number {}", go_json(value)),
+        },
+        Value::String(_) => "string".into(),
+        Value::Array(_) => "array".into(),
+        Value::Object(_) => "object".into(),
+    }
+}
+
+/// The first decoding error (fields in JSON order, i.e. sorted), as Go's decoder words it.
+fn decode_error(map: &Map<String, Value>) -> Option<String> {
+    let mut keys: Vec<&String> = map.keys().collect();
+    keys.sort();
+    keys.into_iter().find_map(|key| {
+        let value = &map[key.as_str()];
+        let fail = |go_type: &str, v: &Value| {
+            Some(format!(
+                "json: cannot unmarshal {} into Go struct field ObjectMeta.{key} of type {go_type}",
+                json_kind(v)
+            ))
+        };
+        match (key.as_str(), value) {
+            (_, Value::Null) => None,
+            ("name" | "generateName" | "namespace" | "selfLink" | "uid" | "resourceVersion", v) => {
+                (!v.is_string()).then(|| fail("string", v)).flatten()
+            }
+            ("creationTimestamp" | "deletionTimestamp", v) if !v.is_string() => Some(format!(
+                "json: cannot unmarshal {} into Go value of type string",
+                json_kind(v)
+            )),
+            ("generation" | "deletionGracePeriodSeconds", v) => {
+                (!v.is_i64()).then(|| fail("int64", v)).flatten()
+            }
+            ("labels" | "annotations", Value::Object(m)) => m
+                .values()
+                .find(|v| !v.is_string() && !v.is_null())
+                .and_then(|v| fail("string", v)),
+            ("labels" | "annotations", v) => fail("map[string]string", v),
+            ("finalizers", Value::Array(items)) => items
+                .iter()
+                .find(|v| !v.is_string() && !v.is_null())
+                .and_then(|v| fail("string", v)),
+            ("finalizers", v) => fail("[]string", v),
+            ("ownerReferences", Value::Array(items)) => items
+                .iter()
+                .find(|v| !v.is_object() && !v.is_null())
+                .and_then(|v| fail("v1.OwnerReference", v)),
+            ("ownerReferences", v) => fail("[]v1.OwnerReference", v),
+            _ => None,
+        }
+    })
+}
+
+/// `generateName` (path-segment prefix rules) and `name` (path-segment name rules).
+fn names(path: &str, map: &Map<String, Value>, out: &mut Vec<FieldError>) {
+    let text = |key: &str| map.get(key).and_then(Value::as_str).unwrap_or_default();
+    let generate_name = text("generateName");
+    if !generate_name.is_empty() {
+        for msg in illegal_content(generate_name) {
+            out.push(invalid(
+                format!("{path}.generateName"),
+                &go_quote(generate_name),
+                &msg,
+            ));
+        }
+    }
+    let name = text("name");
+    let name_errors = if name == "." || name == ".." {
+        vec![format!("may not be '{name}'")]
+    } else {
+        illegal_content(name)
+    };
+    for msg in name_errors {
+        out.push(invalid(format!("{path}.name"), &go_quote(name), &msg));
+    }
+}
+
+/// `IsPathSegmentPrefix`.
+fn illegal_content(name: &str) -> Vec<String> {
+    ["/", "%"]
+        .into_iter()
+        .filter(|illegal| name.contains(illegal))
+        .map(|illegal| format!("may not contain '{illegal}'"))
+        .collect()
+}
+
+fn string_map<'m>(map: &'m Map<String, Value>, key: &str) -> Vec<(&'m String, &'m str)> {
+    let mut pairs: Vec<(&String, &str)> = map
+        .get(key)
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k, v.as_str().unwrap_or_default()))
+                .collect()
+        })
+        .unwrap_or_default();
+    pairs.sort();
+    pairs
+}
+
+fn labels(path: &str, map: &Map<String, Value>, out: &mut Vec<FieldError>) {
+    let field = format!("{path}.labels");
+    for (key, value) in string_map(map, "labels") {
+        for msg in label_key_errors(key) {
+            out.push(invalid(field.clone(), &go_quote(key), &msg));
+        }
+        for msg in label_value_errors(value) {
+            out.push(invalid(field.clone(), &go_quote(value), &msg));
+        }
+    }
+}
+
+fn annotations(path: &str, map: &Map<String, Value>, out: &mut Vec<FieldError>) {
+    let field = format!("{path}.annotations");
+    let mut total = 0;
+    for (key, value) in string_map(map, "annotations") {
+        for msg in label_key_errors(&key.to_lowercase()) {
+            out.push(invalid(field.clone(), &go_quote(key), &msg));
+        }
+        total += key.len() + value.len();
+    }
+    if total > TOTAL_ANNOTATION_SIZE_LIMIT {
+        out.push(FieldError {
+            reason: "FieldValueTooLong",
+            field,
+            detail: format!("Too long: may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
+        });
+    }
+}
+
+/// `ValidateOwnerReferences`: required fields, a parsable apiVersion, no Event owner,
+/// at most one controller.
+fn owner_references(field: &str, refs: &[Value], out: &mut Vec<FieldError>) {
+    let mut first_controller: Option<String> = None;
+    for (i, owner) in refs.iter().enumerate() {
+        let at = format!("{field}[{i}]");
+        let text = |key: &str| owner.get(key).and_then(Value::as_str).unwrap_or_default();
+        let api_version = text("apiVersion");
+        // `schema.ParseGroupVersion`: at most one slash, and a version after it.
+        let slashes = api_version.matches('/').count();
+        let version = api_version.rsplit('/').next().unwrap_or_default();
+        if api_version.is_empty() {
+            out.push(FieldError::required(
+                &format!("{at}.apiVersion"),
+                "must not be empty",
+            ));
+        } else if slashes > 1 || version.is_empty() {
+            let detail = "must be <group>/<version> or <version>";
+            out.push(invalid(
+                format!("{at}.apiVersion"),
+                &go_quote(api_version),
+                detail,
+            ));
+        }
+        for key in ["kind", "name", "uid"] {
+            if text(key).is_empty() {
+                out.push(FieldError::required(
+                    &format!("{at}.{key}"),
+                    "must not be empty",
+                ));
+            }
+        }
+        if matches!(api_version, "v1" | "/v1") && text("kind") == "Event" {
+            let detail = "/v1, Kind=Event is disallowed from being an owner";
+            out.push(invalid(at.clone(), &owner_json(owner), detail));
+        }
+        if owner.get("controller").and_then(Value::as_bool) == Some(true) {
+            let current = format!("{}/{}", text("kind"), text("name"));
+            match &first_controller {
+                Some(first) => {
+                    let all: Vec<String> = refs.iter().map(owner_json).collect();
+                    let detail = format!(
+                        "Only one reference can have Controller set to true. Found \"true\" in references for {first} and {current}"
+                    );
+                    out.push(invalid(
+                        field.to_string(),
+                        &format!("[{}]", all.join(",")),
+                        &detail,
+                    ));
+                }
+                None => first_controller = Some(current),
+            }
+        }
+    }
+}
+
+/// An OwnerReference as Go marshals the struct (field order, empty pointers omitted).
+fn owner_json(owner: &Value) -> String {
+    let mut fields: Vec<String> = ["apiVersion", "kind", "name", "uid"]
+        .iter()
+        .map(|key| {
+            let text = owner.get(*key).and_then(Value::as_str).unwrap_or_default();
+            format!("\"{key}\":{}", go_json(&Value::from(text)))
+        })
+        .collect();
+    for key in ["controller", "blockOwnerDeletion"] {
+        if let Some(flag) = owner.get(key).and_then(Value::as_bool) {
+            fields.push(format!("\"{key}\":{flag}"));
+        }
+    }
+    format!("{{{}}}", fields.join(","))
+}
+
+fn finalizers(path: &str, map: &Map<String, Value>, out: &mut Vec<FieldError>) {
+    let Some(Value::Array(items)) = map.get("finalizers") else {
+        return;
+    };
+    let field = format!("{path}.finalizers");
+    let names: Vec<&str> = items
+        .iter()
+        .map(|v| v.as_str().unwrap_or_default())
+        .collect();
+    for name in &names {
+        for msg in label_key_errors(name) {
+            out.push(invalid(field.clone(), &go_quote(name), &msg));
+        }
+    }
+    if names.contains(&"orphan") && names.contains(&"foregroundDeletion") {
+        let shown = go_json(&Value::from(names.clone()));
+        let detail = "finalizer orphan and foregroundDeletion cannot be both set";
+        out.push(invalid(field, &shown, detail));
+    }
+}

@@ -1,0 +1,259 @@
+//! Validation results as kube-openapi accumulates them (errors deduplicated by message,
+//! a match count that picks the best failing `anyOf`/`oneOf` branch). A failure keeps
+//! its position and data and is only rendered — into kube-openapi's message and the
+//! field error `kubeOpenAPIResultToFieldErrors` makes of it — when that text is needed,
+//! so failing branches that a later `anyOf` branch makes moot cost no formatting.
+
+use std::cell::OnceCell;
+
+use serde_json::Value;
+
+use super::gofmt::{Num, bad_value, go_json, go_quote};
+use super::path::{Seg, openapi_name};
+use super::walk::Walker;
+use crate::error::FieldError;
+use crate::schema::formats;
+
+/// The errors kube reports on the validator's root path as `Invalid(path, "", msg)`.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Plain<'v> {
+    AnyOf,
+    /// oneOf with this many valid branches (not one).
+    OneOf(usize),
+    /// allOf; `true` when no branch validated.
+    AllOf(bool),
+    Not,
+    /// A number outside its format's range: what (`Checked`, `Maximum boundary`, ...),
+    /// type and format.
+    Range(&'static str, &'v str, &'v str),
+}
+
+/// What failed, with the data its messages need.
+#[derive(Debug)]
+pub(super) enum Kind<'v> {
+    Plain(Plain<'v>),
+    /// `InvalidType`: expected type (or format) and the found type (or value).
+    Type(&'v str, &'v str),
+    Required(&'v str),
+    Enum(&'v Value, &'v [Value]),
+    TooLong(i64),
+    /// maxItems / maxProperties: count, limit, `items` or `properties`.
+    TooMany(usize, i64, &'static str),
+    /// minItems / minProperties.
+    TooFew(usize, i64, &'static str),
+    /// `field.Invalid(<path>, bad, "<path> in body <text>")`.
+    Body(String, String),
+    FactorNotPositive(Num),
+    Forbidden(&'v str),
+}
+
+/// One failure at a position.
+#[derive(Debug)]
+pub(super) struct Issue<'v> {
+    path: Vec<Seg<'v>>,
+    kind: Kind<'v>,
+    message: OnceCell<String>,
+}
+
+impl<'v> Issue<'v> {
+    /// kube-openapi's message: the text errors are deduplicated by.
+    fn message(&self) -> &str {
+        self.message.get_or_init(|| self.render_message())
+    }
+
+    fn render_message(&self) -> String {
+        let name = openapi_name(&self.path);
+        match &self.kind {
+            Kind::Plain(plain) => plain_message(*plain, &name),
+            Kind::Type(expected, found) => {
+                format!(
+                    "{name} in body must be of type {expected}: {}",
+                    go_quote(found)
+                )
+            }
+            Kind::Required(key) => format!("{name}.{key} in body is required"),
+            Kind::Enum(_, allowed) => {
+                let allowed = go_json(&Value::from(allowed.to_vec()));
+                format!("{name} in body should be one of {allowed}")
+            }
+            Kind::TooLong(max) => format!("{name} in body should be at most {max} chars long"),
+            Kind::TooMany(_, max, what) => {
+                format!("{name} in body should have at most {max} {what}")
+            }
+            Kind::TooFew(_, min, what) => {
+                format!("{name} in body should have at least {min} {what}")
+            }
+            Kind::Body(_, text) => format!("{name} in body {text}"),
+            Kind::FactorNotPositive(factor) => format!(
+                "factor MultipleOf declared for {name} must be positive: {}",
+                factor.go()
+            ),
+            Kind::Forbidden(key) => format!("{name}.{key} in body is a forbidden property"),
+        }
+    }
+
+    /// The field error kube reports; `prefix` is the validator's field path.
+    pub(super) fn into_error(self, prefix: Option<&str>) -> FieldError {
+        let message = self.message().to_string();
+        let name = match &self.kind {
+            Kind::Plain(_) => String::new(),
+            Kind::Required(key) => format!("{}.{key}", openapi_name(&self.path)),
+            _ => openapi_name(&self.path),
+        };
+        let (reason, detail) = match self.kind {
+            Kind::Type(_, found) => (
+                "FieldValueTypeInvalid",
+                format!("Invalid value: {}: {message}", go_quote(found)),
+            ),
+            Kind::Required(_) => ("FieldValueRequired", "Required value".to_string()),
+            Kind::Enum(data, allowed) => ("FieldValueNotSupported", not_supported(data, allowed)),
+            Kind::TooLong(max) => ("FieldValueTooLong", too_long(max)),
+            Kind::TooMany(actual, max, _) => ("FieldValueTooMany", too_many(actual, max)),
+            Kind::Plain(_) => invalid("\"\"", &message),
+            Kind::TooFew(actual, _, _) => invalid(&actual.to_string(), &message),
+            Kind::Body(bad, _) => invalid(&bad, &message),
+            Kind::FactorNotPositive(factor) => invalid(&factor.go(), &message),
+            Kind::Forbidden(key) => invalid(&go_quote(key), &message),
+        };
+        FieldError {
+            reason,
+            field: field_of(prefix, &name),
+            detail,
+        }
+    }
+}
+
+fn plain_message(plain: Plain<'_>, name: &str) -> String {
+    let quoted = go_quote(name);
+    match plain {
+        Plain::AnyOf => format!("{quoted} must validate at least one schema (anyOf)"),
+        Plain::OneOf(0) => {
+            format!("{quoted} must validate one and only one schema (oneOf). Found none valid")
+        }
+        Plain::OneOf(n) => format!(
+            "{quoted} must validate one and only one schema (oneOf). Found {n} valid alternatives"
+        ),
+        Plain::AllOf(true) => {
+            format!("{quoted} must validate all the schemas (allOf). None validated")
+        }
+        Plain::AllOf(false) => format!("{quoted} must validate all the schemas (allOf)"),
+        Plain::Not => format!("{quoted} must not validate the schema (not)"),
+        Plain::Range(what, ty, format) => formats::number_range_message(what, ty, format, name),
+    }
+}
+
+/// The field of an error named `name`: the name without its leading dot, under the
+/// validator's root path; an unnamed error sits on the root path (`<nil>` when nil).
+fn field_of(prefix: Option<&str>, name: &str) -> String {
+    if name.is_empty() || name == "." {
+        return prefix.unwrap_or("<nil>").to_string();
+    }
+    let name = name.strip_prefix('.').unwrap_or(name);
+    match prefix {
+        Some(prefix) => format!("{prefix}.{name}"),
+        None => name.to_string(),
+    }
+}
+
+fn invalid(bad: &str, message: &str) -> (&'static str, String) {
+    (
+        "FieldValueInvalid",
+        format!("Invalid value: {bad}: {message}"),
+    )
+}
+
+/// `field.NotSupported`: allowed strings as they are, other values as JSON, all quoted.
+fn not_supported(data: &Value, allowed: &[Value]) -> String {
+    let values: Vec<String> = allowed
+        .iter()
+        .map(|v| match v {
+            Value::String(s) => go_quote(s),
+            other => go_quote(&go_json(other)),
+        })
+        .collect();
+    format!(
+        "Unsupported value: {}: supported values: {}",
+        bad_value(data),
+        values.join(", ")
+    )
+}
+
+/// `field.TooLong(path, "", max)`.
+fn too_long(max: i64) -> String {
+    match max {
+        1 => "Too long: may not be more than 1 byte".to_string(),
+        m if m >= 0 => format!("Too long: may not be more than {m} bytes"),
+        _ => "Too long: value is too long".to_string(),
+    }
+}
+
+/// `field.TooMany(path, actual, max)`.
+fn too_many(actual: usize, max: i64) -> String {
+    match max {
+        1 => format!("Too many: {actual}: must have at most 1 item"),
+        m if m >= 0 => format!("Too many: {actual}: must have at most {m} items"),
+        _ => format!("Too many: {actual}: has too many items"),
+    }
+}
+
+/// kube-openapi's `validate.Result`: errors plus the number of checks that passed.
+#[derive(Debug, Default)]
+pub(super) struct Outcome<'v> {
+    pub(super) issues: Vec<Issue<'v>>,
+    pub(super) matches: usize,
+}
+
+impl<'v> Outcome<'v> {
+    pub(super) fn fail(issue: Issue<'v>) -> Self {
+        Outcome {
+            issues: vec![issue],
+            matches: 0,
+        }
+    }
+
+    /// A result of one passed check.
+    pub(super) fn passed() -> Self {
+        Outcome {
+            issues: Vec::new(),
+            matches: 1,
+        }
+    }
+
+    pub(super) fn is_valid(&self) -> bool {
+        self.issues.is_empty()
+    }
+
+    pub(super) fn inc(&mut self) {
+        self.matches += 1;
+    }
+
+    /// Adds an error unless one with the same message is already there (`AddErrors`).
+    pub(super) fn add(&mut self, issue: Issue<'v>) {
+        if self.issues.is_empty() || !self.issues.iter().any(|i| i.message() == issue.message()) {
+            self.issues.push(issue);
+        }
+    }
+
+    pub(super) fn merge(&mut self, other: Outcome<'v>) {
+        self.matches += other.matches;
+        for issue in other.issues {
+            self.add(issue);
+        }
+    }
+
+    /// Ratcheting: the errors of an unchanged value become warnings, which kube drops.
+    pub(super) fn ratchet(&mut self) {
+        self.issues.clear();
+    }
+}
+
+impl<'v> Walker<'v> {
+    /// A failure of `kind` at the current position.
+    pub(super) fn issue(&self, kind: Kind<'v>) -> Issue<'v> {
+        Issue {
+            path: self.trail.snapshot(),
+            kind,
+            message: OnceCell::new(),
+        }
+    }
+}
