@@ -109,7 +109,7 @@ mod tests {
                 "parent not a map",
                 json!({"spec": 5}),
                 vec![
-                    ".spec.replicas: Invalid value: 0: .spec accessor error: 5 is of the type int64, expected map[string]interface{}",
+                    ".spec.replicas: Invalid value: 0: .spec.replicas accessor error: 5 is of the type int64, expected map[string]interface{}",
                 ],
             ),
         ];
