@@ -458,6 +458,30 @@ async fn defaulting_seed_fills_cron_spec_and_replicas_on_write_and_read() {
     }
 }
 
+#[test]
+fn defaulting_unpruned_or_invalid_defaults_stop_startup() {
+    let out = start_with_definitions(&fixture("bad-defaults.yaml"));
+    assert_eq!(out.status.code(), Some(64), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let at = "spec.validation.openAPIV3Schema.properties[spec]";
+    for expected in [
+        format!(
+            "{at}.default: Invalid value: {{\"bogus\":1,\"replicas\":\"x\"}}: must not have unknown fields"
+        ),
+        format!(
+            "{at}.properties[num].default: Invalid value: 7:  in body should be less than or equal to 5"
+        ),
+        format!(
+            "{at}.properties[replicas].default: Invalid value: \"string\":  in body must be of type integer: \"string\""
+        ),
+    ] {
+        assert!(
+            stderr.contains(&expected),
+            "missing {expected:?} in:\n{stderr}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn defaulting_and_nullable_seed_prunes_defaults_and_keeps_nulls() {
     let (server, _) = serve("samples.yaml");

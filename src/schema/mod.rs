@@ -2,6 +2,7 @@
 //! defaulting, validation (with ratcheting) and the structural check run at load.
 
 pub mod default;
+pub mod default_check;
 pub mod formats;
 pub mod node;
 pub mod prune;

@@ -52,6 +52,13 @@ pub fn prune(object: &mut Value, schema: &Schema) -> Vec<String> {
     meta_paths
 }
 
+/// kube's `pruning.Prune`: the pruning walk alone over any value, treating it as a
+/// resource root (apiVersion, kind and metadata kept) when `is_resource_root`. Used to
+/// check that schema defaults are pruned.
+pub fn prune_value(value: &mut Value, schema: &Schema, is_resource_root: bool) {
+    Walk::default().prune(value, Some(schema), is_resource_root, &Path::Root);
+}
+
 /// Where a value sits, rendered into a string only when something there is dropped.
 #[derive(Clone, Copy)]
 enum Path<'a> {

@@ -99,7 +99,13 @@ fn check_schema(schema_path: &str, version: &CustomResourceDefinitionVersion) ->
         .subresources
         .as_ref()
         .is_some_and(|s| s.status.is_some());
-    crate::schema::structural::analyze(&value, schema_path, status_enabled).errors()
+    let report = crate::schema::structural::analyze(&value, schema_path, status_enabled);
+    let defaults = if report.validates_defaults {
+        crate::schema::default_check::errors(&value, schema_path)
+    } else {
+        Vec::new()
+    };
+    report.with_default_errors(defaults)
 }
 
 fn deprecation_warning_errors(deprecated: bool, warning: Option<&str>) -> Vec<String> {

@@ -92,6 +92,12 @@ pub fn schema_errors(schema: &Schema, object: &Value) -> Vec<FieldError> {
     walk::run(schema, object, None, None)
 }
 
+/// The schema validator on any value, called with field path `path` as kube validates a
+/// schema default (`ValidateCustomResource(<path>.default, ...)`).
+pub fn schema_errors_at(schema: &Schema, value: &Value, path: &str) -> Vec<FieldError> {
+    walk::run(schema, value, None, Some(path))
+}
+
 /// The schema validator with ratcheting (`ValidateCustomResourceUpdate`).
 pub fn schema_update_errors(schema: &Schema, new: &Value, old: &Value) -> Vec<FieldError> {
     walk::run(schema, new, Some(old), None)

@@ -27,7 +27,7 @@ pub(super) fn run(
     schema: &Schema,
     value: &Value,
     old: Option<&Value>,
-    prefix: Option<&'static str>,
+    prefix: Option<&str>,
 ) -> Vec<FieldError> {
     let mut walker = Walker {
         trail: Trail::new(),

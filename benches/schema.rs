@@ -1,0 +1,200 @@
+//! Schema admission cost: prune + default + validate of a 1 KiB custom object against a
+//! realistic schema (a Deployment-like spec with containers as a list-map, ports,
+//! resources, labels, enums, patterns, formats and defaults, plus status conditions).
+//!
+//! Run: `cargo bench --bench schema`. Prints µs per object and the ratio to the issue's
+//! 20 µs target.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use crd_apiserver::schema::{Schema, default, prune, validate};
+use serde_json::{Value, json};
+
+fn schema() -> Value {
+    let container = json!({
+        "type": "object",
+        "required": ["name", "image"],
+        "properties": {
+            "name": {"type": "string", "maxLength": 63, "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"},
+            "image": {"type": "string", "minLength": 1},
+            "imagePullPolicy": {"type": "string", "enum": ["Always", "IfNotPresent", "Never"], "default": "IfNotPresent"},
+            "args": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "atomic"},
+            "ports": {
+                "type": "array",
+                "x-kubernetes-list-type": "map",
+                "x-kubernetes-list-map-keys": ["containerPort"],
+                "items": {
+                    "type": "object",
+                    "required": ["containerPort"],
+                    "properties": {
+                        "name": {"type": "string", "maxLength": 15},
+                        "containerPort": {"type": "integer", "format": "int32", "minimum": 1, "maximum": 65535},
+                        "protocol": {"type": "string", "enum": ["TCP", "UDP", "SCTP"], "default": "TCP"}
+                    }
+                }
+            },
+            "resources": {
+                "type": "object",
+                "properties": {
+                    "limits": {"type": "object", "additionalProperties": {"x-kubernetes-int-or-string": true, "anyOf": [{"type": "integer"}, {"type": "string"}], "pattern": "^[0-9]+(m|Mi|Gi)?$"}},
+                    "requests": {"type": "object", "additionalProperties": {"x-kubernetes-int-or-string": true, "anyOf": [{"type": "integer"}, {"type": "string"}], "pattern": "^[0-9]+(m|Mi|Gi)?$"}}
+                }
+            }
+        }
+    });
+    json!({
+        "type": "object",
+        "properties": {
+            "spec": {
+                "type": "object",
+                "required": ["selector", "template"],
+                "properties": {
+                    "replicas": {"type": "integer", "format": "int32", "minimum": 0, "default": 1},
+                    "paused": {"type": "boolean"},
+                    "strategy": {"type": "string", "enum": ["Recreate", "RollingUpdate"], "default": "RollingUpdate"},
+                    "minReadySeconds": {"type": "integer", "minimum": 0},
+                    "owner": {"type": "string", "format": "email"},
+                    "selector": {"type": "object", "properties": {"matchLabels": {"type": "object", "additionalProperties": {"type": "string"}}}},
+                    "template": {
+                        "type": "object",
+                        "properties": {
+                            "labels": {"type": "object", "additionalProperties": {"type": "string", "maxLength": 63}},
+                            "containers": {
+                                "type": "array", "minItems": 1, "maxItems": 16,
+                                "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+                                "items": container
+                            }
+                        }
+                    }
+                }
+            },
+            "status": {
+                "type": "object",
+                "properties": {
+                    "observedGeneration": {"type": "integer", "format": "int64"},
+                    "readyReplicas": {"type": "integer"},
+                    "conditions": {
+                        "type": "array",
+                        "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"],
+                        "items": {
+                            "type": "object",
+                            "required": ["type", "status"],
+                            "properties": {
+                                "type": {"type": "string", "maxLength": 316},
+                                "status": {"type": "string", "enum": ["True", "False", "Unknown"]},
+                                "lastTransitionTime": {"type": "string", "format": "date-time"},
+                                "reason": {"type": "string", "pattern": "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"},
+                                "message": {"type": "string", "maxLength": 32768}
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    })
+}
+
+fn object() -> Value {
+    json!({
+        "apiVersion": "apps.example.com/v1", "kind": "Workload",
+        "metadata": {"name": "frontend", "namespace": "default", "labels": {"app": "frontend", "tier": "web"},
+                     "uid": "8f4b6c1e-3a2d-4e5f-9a8b-7c6d5e4f3a2b", "generation": 3,
+                     "creationTimestamp": "2026-11-22T10:00:00Z"},
+        "spec": {
+            "replicas": 3,
+            "owner": "team-web@example.com",
+            "selector": {"matchLabels": {"app": "frontend"}},
+            "template": {
+                "labels": {"app": "frontend", "tier": "web"},
+                "containers": [
+                    {"name": "web", "image": "registry.example.com/frontend:1.4.2",
+                     "args": ["--port=8080", "--log-level=info"],
+                     "ports": [{"name": "http", "containerPort": 8080}, {"name": "metrics", "containerPort": 9090}],
+                     "resources": {"limits": {"cpu": "500m", "memory": "256Mi"}, "requests": {"cpu": "100m", "memory": "128Mi"}}},
+                    {"name": "sidecar", "image": "registry.example.com/proxy:2.0.0",
+                     "ports": [{"containerPort": 15001, "protocol": "TCP"}],
+                     "unknownField": "pruned"}
+                ]
+            }
+        },
+        "status": {
+            "observedGeneration": 3, "readyReplicas": 3,
+            "conditions": [
+                {"type": "Available", "status": "True", "lastTransitionTime": "2026-11-22T10:01:00Z", "reason": "MinimumReplicasAvailable", "message": "Deployment has minimum availability."},
+                {"type": "Progressing", "status": "True", "lastTransitionTime": "2026-11-22T10:00:30Z", "reason": "NewReplicaSetAvailable", "message": "ReplicaSet has successfully progressed."}
+            ]
+        }
+    })
+}
+
+/// Mean time per call of `f` over `rounds` after a warm-up.
+fn measure(rounds: u32, mut f: impl FnMut()) -> Duration {
+    for _ in 0..rounds / 10 {
+        f();
+    }
+    let start = Instant::now();
+    for _ in 0..rounds {
+        f();
+    }
+    start.elapsed() / rounds
+}
+
+fn main() {
+    let schema = Schema::parse(&schema());
+    let template = object();
+    let size = serde_json::to_vec(&template).map(|b| b.len()).unwrap_or(0);
+    let rounds = 200_000;
+    let clone = measure(rounds, || {
+        black_box(template.clone());
+    });
+    let mut errors = 0;
+    let admit = measure(rounds, || {
+        let mut o = template.clone();
+        prune::prune(&mut o, &schema);
+        default::default(&mut o, &schema);
+        errors = validate::validate(&schema, &o).len();
+        black_box(o);
+    });
+    let prune_only = measure(rounds, || {
+        let mut o = template.clone();
+        black_box(prune::prune(&mut o, &schema));
+    });
+    let mut defaulted = template.clone();
+    prune::prune(&mut defaulted, &schema);
+    default::default(&mut defaulted, &schema);
+    let validate_only = measure(rounds, || {
+        black_box(validate::validate(&schema, &defaulted));
+    });
+    let ratchet = measure(rounds, || {
+        black_box(validate::validate_update(&schema, &defaulted, &defaulted));
+    });
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
+    let net = us(admit) - us(clone);
+    println!("schema admission of a {size}-byte object ({errors} errors):");
+    println!(
+        "  {:<44} {:>8.2} µs",
+        "prune + default + validate (excl. clone)", net
+    );
+    println!(
+        "  {:<44} {:>8.2} µs",
+        "  of which prune (excl. clone)",
+        us(prune_only) - us(clone)
+    );
+    println!(
+        "  {:<44} {:>8.2} µs",
+        "  of which validate",
+        us(validate_only)
+    );
+    println!(
+        "  {:<44} {:>8.2} µs",
+        "validate_update (unchanged, ratcheting)",
+        us(ratchet)
+    );
+    println!(
+        "  {:<44} {:>8.2} µs",
+        "object clone (baseline, subtracted)",
+        us(clone)
+    );
+    println!("  target 20 µs per object: {:.2}x of target", net / 20.0);
+}

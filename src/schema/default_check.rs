@@ -1,0 +1,103 @@
+//! Schema defaults checked when definitions load, as kube's `defaulting.ValidateDefaults`:
+//! a default must already be pruned, its embedded resources must be well-formed and it
+//! must validate against its own node's schema.
+
+use serde_json::Value;
+
+use super::{Schema, prune, structural, validate};
+use crate::error::FieldError;
+
+/// Default-validation errors of the `openAPIV3Schema` at `path`, in the walk's order.
+///
+/// Defaults under `apiVersion`, `kind` or `metadata` of a resource are not checked here:
+/// kube validates those as object meta of the surrounding resource.
+pub fn errors(schema: &Value, path: &str) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    for site in structural::default_sites(schema, path) {
+        if site.inside_meta {
+            continue;
+        }
+        let node = Schema::parse(&site.schema);
+        let mut pruned = site.value.clone();
+        prune::prune_value(&mut pruned, &node, node.embedded_resource);
+        if pruned != site.value {
+            errors.push(FieldError::invalid(
+                &site.path,
+                &site.value,
+                "must not have unknown fields",
+            ));
+        }
+        // kube's chain: object meta problems hide the schema validation of the default.
+        let embedded = validate::embedded_errors(&node, &site.value);
+        if !embedded.is_empty() {
+            errors.extend(embedded.into_iter().map(|mut e| {
+                e.field = format!("{}.{}", site.path, e.field);
+                e
+            }));
+            continue;
+        }
+        errors.extend(validate::schema_errors_at(&node, &site.value, &site.path));
+    }
+    errors
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn errors_match_reference_server_for_bad_defaults() {
+        // The reference apiextensions-apiserver's causes for this schema (order aside).
+        let schema = json!({"type": "object", "properties": {"spec": {
+        "type": "object", "default": {"replicas": "x", "bogus": 1},
+        "properties": {
+            "replicas": {"type": "integer", "default": "abc", "maximum": 5},
+            "obj": {"type": "object", "properties": {"a": {"type": "string"}}, "default": {"a": "x", "b": 2}},
+            "num": {"type": "integer", "maximum": 5, "default": 7},
+            "list": {"type": "array", "items": {"type": "string", "default": 5}},
+            "emb": {"type": "object", "x-kubernetes-embedded-resource": true,
+                    "x-kubernetes-preserve-unknown-fields": true,
+                    "default": {"apiVersion": "v1", "kind": "bad kind", "metadata": {"name": "Bad_Name"}}}
+        }}}});
+        let at = "spec.validation.openAPIV3Schema.properties[spec]";
+        let mut got: Vec<String> = errors(&schema, "spec.validation.openAPIV3Schema")
+            .iter()
+            .map(FieldError::message)
+            .collect();
+        got.sort();
+        let mut want = vec![
+            format!(
+                "{at}.default: Invalid value: {{\"bogus\":1,\"replicas\":\"x\"}}: must not have unknown fields"
+            ),
+            format!(
+                "{at}.default.replicas: Invalid value: \"string\": replicas in body must be of type integer: \"string\""
+            ),
+            format!(
+                "{at}.properties[num].default: Invalid value: 7:  in body should be less than or equal to 5"
+            ),
+            format!(
+                "{at}.properties[obj].default: Invalid value: {{\"a\":\"x\",\"b\":2}}: must not have unknown fields"
+            ),
+            format!(
+                "{at}.properties[replicas].default: Invalid value: \"string\":  in body must be of type integer: \"string\""
+            ),
+            format!(
+                "{at}.properties[emb].default.kind: Invalid value: \"bad kind\": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
+            ),
+            format!(
+                "{at}.properties[list].items.default: Invalid value: \"integer\":  in body must be of type string: \"integer\""
+            ),
+        ];
+        want.sort();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn errors_valid_defaults_report_nothing() {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object",
+            "properties": {"cronSpec": {"type": "string", "default": "5 0 * * *"},
+                           "replicas": {"type": "integer", "minimum": 1, "default": 1}}}}});
+        assert!(errors(&schema, "spec.validation.openAPIV3Schema").is_empty());
+    }
+}
