@@ -13,6 +13,8 @@
 //! - [`metrics`]: Prometheus metrics on `/metrics`.
 //! - [`handlers`]: one module per verb, discovery, health, status and scale subresources.
 //! - [`meta`]: ObjectMeta rules applied on create, update and delete.
+//! - [`schema`]: the compiled structural schema of each served version: structural
+//!   check at load, pruning, defaulting, validation with ratcheting.
 //! - [`storage`]: the revisioned key/value [`storage::Store`] and its backends.
 //! - [`watch`]: turns storage events into `{"type","object"}` watch events.
 //! - [`selector`], [`table`]: label/field selectors and server-side printing.

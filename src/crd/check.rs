@@ -4,7 +4,9 @@
 //!
 //! Paths and wording are kube's, including its internal field names
 //! (`additionalPrinterColumns[0].JSONPath`, `conversion.webhookClientConfig`).
-//! Not checked here: schema structure, CEL rules and selectable fields.
+//! Schemas are checked by `crate::schema::structural` and `crate::schema::default_check`
+//! (called per version, or once under `spec.validation` when all versions share one);
+//! not checked here: CEL rule compilation and selectable fields.
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     CustomResourceConversion, CustomResourceDefinition, CustomResourceDefinitionVersion,
