@@ -256,6 +256,36 @@ async fn controlling_pruning_seed_prunes_only_specified_subtree() {
         created["json"],
         json!({"spec": {"foo": "abc", "bar": "def"}, "status": {"something": "x"}})
     );
+    // Examples 1 and 2: any JSON value is kept; with `type: object` only objects are.
+    let kept = json!({"apiVersion": "schemas.example.com/v1", "kind": "Preserved",
+        "metadata": {"name": "kept"},
+        "anything": [1, {"a": {"b": null}}, "x"], "objects": {"x": {"y": [1, 2]}}});
+    let (code, _, created) = send(
+        c.post(server.url(&format!("{SAMPLES}/preserveds")))
+            .json(&kept),
+    )
+    .await;
+    assert_eq!(code, 201, "{created}");
+    assert_eq!(
+        (&created["anything"], &created["objects"]),
+        (&kept["anything"], &kept["objects"])
+    );
+    let not_object = json!({"apiVersion": "schemas.example.com/v1", "kind": "Preserved",
+        "metadata": {"name": "scalar"}, "objects": "str"});
+    let (code, _, status) = send(
+        c.post(server.url(&format!("{SAMPLES}/preserveds")))
+            .json(&not_object),
+    )
+    .await;
+    assert_eq!(code, 422, "{status}");
+    assert_eq!(
+        causes(&status),
+        vec![(
+            "FieldValueTypeInvalid".into(),
+            "objects".into(),
+            "Invalid value: \"string\": objects in body must be of type object: \"string\"".into()
+        )]
+    );
 }
 
 #[tokio::test]
@@ -386,8 +416,8 @@ async fn validation_seed_invalid_crontab_rejected_with_kube_causes() {
 
 #[tokio::test]
 async fn validation_ratcheting_unchanged_invalid_value_survives_stricter_schema() {
-    // Stored under the defaulting CRD without a pattern-breaking check, then served by a
-    // CRD whose replicas maximum is lower: unchanged invalid values ratchet.
+    // Stored under the seed's CRD (replicas ≤ 10), then served by a CRD whose maximum
+    // is 5 (same data dir): unchanged invalid values ratchet, changed ones fail.
     let (server, file) = serve("validation-crontab.yaml");
     let c = server.client();
     let (code, _, _) = send(
