@@ -513,6 +513,34 @@ fn defaulting_unpruned_or_invalid_defaults_stop_startup() {
 }
 
 #[tokio::test]
+async fn validation_scale_subresource_writes_are_checked_by_the_schema() {
+    let (server, _) = serve("samples.yaml");
+    let c = server.client();
+    let url = server.url(&format!("{SAMPLES}/scaleds"));
+    let object = json!({"apiVersion": "schemas.example.com/v1", "kind": "Scaled",
+        "metadata": {"name": "s"}, "spec": {"replicas": 1}});
+    let (code, _, _) = send(c.post(&url).json(&object)).await;
+    assert_eq!(code, 201);
+    let scale = |replicas: i64| {
+        c.patch(format!("{url}/s/scale"))
+            .header("content-type", "application/merge-patch+json")
+            .body(json!({"spec": {"replicas": replicas}}).to_string())
+    };
+    let (code, _, body) = send(scale(4)).await;
+    assert_eq!(
+        (code, &body["spec"]["replicas"]),
+        (200, &json!(4)),
+        "{body}"
+    );
+    let (code, _, status) = send(scale(6)).await;
+    assert_eq!(code, 422, "{status}");
+    assert_eq!(
+        status["message"],
+        "Scaled.schemas.example.com \"s\" is invalid: spec.replicas: Invalid value: 6: spec.replicas in body should be less than or equal to 5"
+    );
+}
+
+#[tokio::test]
 async fn defaulting_and_nullable_seed_prunes_defaults_and_keeps_nulls() {
     let (server, _) = serve("samples.yaml");
     let c = server.client();

@@ -10,7 +10,7 @@ use crate::error::{ApiError, FieldError};
 use crate::handlers::context::{Target, conflict};
 use crate::handlers::object::read;
 use crate::handlers::write::{Change, invalid, write_target};
-use crate::handlers::{AppState, Call, Reply};
+use crate::handlers::{AppState, Call, Reply, admit};
 use crate::meta::lifecycle;
 use crate::meta::object as obj;
 use crate::request::body::decode_object;
@@ -156,8 +156,12 @@ async fn write_scale(
         }
         let mut new = current.clone();
         set_path(&mut new, &paths.spec_replicas, replicas);
-        lifecycle::prepare_update(&mut new, &current, &write_target(ctx))
-            .map_err(|causes| invalid(ctx, name, causes))?;
+        // The object is then checked as any update of it: metadata, its schema (ratcheted).
+        let meta_errors = lifecycle::prepare_update(&mut new, &current, &write_target(ctx)).err();
+        let causes = admit::validate(ctx, &new, Some(&current), meta_errors.unwrap_or_default());
+        if !causes.is_empty() {
+            return Err(invalid(ctx, name, causes));
+        }
         let bytes = ctx.encode(&new)?;
         if options.dry_run || bytes == ctx.encode(&current)? {
             return Ok(Reply::ok(to_scale(&new, paths), Representation::Json));
