@@ -21,12 +21,14 @@
 //! - [`crd`]: loading and checking CustomResourceDefinitions into the served catalog.
 //! - [`config`]: command-line flags into a validated configuration.
 //! - [`error`]: the one `ApiError` and its conversion into `metav1.Status`.
+//! - [`gofmt`]: Go's text for values in messages and cells (`%q`, `%v`, `json.Marshal`).
 
 pub mod authn;
 pub mod authz;
 pub mod config;
 pub mod crd;
 pub mod error;
+pub mod gofmt;
 pub mod handlers;
 pub mod meta;
 pub mod metrics;

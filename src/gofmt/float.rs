@@ -102,6 +102,9 @@ fn plain(f: f64, digits: &str, exp: i32) -> String {
 mod tests {
     use super::*;
 
+    /// Exactly between two 17-digit candidates: Go keeps the even one (`...62`).
+    const TIE_TO_EVEN: f64 = 1_629_824_278_314_106.0 + 0.25;
+
     #[test]
     fn float_v_matches_go_percent_v() {
         let cases: &[(f64, &str)] = &[
@@ -123,7 +126,7 @@ mod tests {
             (-2.5e-7, "-2.5e-07"),
             (-1.25e-7, "-1.25e-07"),
             (18446744073709551615.0, "1.8446744073709552e+19"),
-            (1629824278314106.25, "1.6298242783141062e+15"),
+            (TIE_TO_EVEN, "1.6298242783141062e+15"),
             (f64::NAN, "NaN"),
             (f64::INFINITY, "+Inf"),
             (f64::NEG_INFINITY, "-Inf"),
@@ -149,7 +152,7 @@ mod tests {
             (1.5e-7, "1.5e-7"),
             (1e-10, "1e-10"),
             (5e-324, "5e-324"),
-            (1629824278314106.25, "1629824278314106.2"),
+            (TIE_TO_EVEN, "1629824278314106.2"),
         ];
         for (value, want) in cases {
             assert_eq!(float_json(*value), *want, "value {value}");

@@ -7,6 +7,8 @@ use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
+use crate::gofmt::quote;
+
 /// kube's strict JSON decoder keeps at most this many errors.
 const MAX_ERRORS: usize = 100;
 
@@ -135,7 +137,7 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
             if !new && self.found.len() < MAX_ERRORS {
                 let mut rendered = String::new();
                 path.write(&mut rendered);
-                let error = format!("duplicate field {}", go_quote(&rendered));
+                let error = format!("duplicate field {}", quote(&rendered));
                 if !self.found.contains(&error) {
                     self.found.push(error);
                 }
@@ -200,32 +202,6 @@ impl<'de> Visitor<'de> for Key {
     }
 }
 
-/// Go's `strconv.Quote`: printable characters as they are, the rest escaped.
-fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            c if c < ' ' || c == '\u{7f}' => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c if c.is_control() || (c.is_whitespace() && c != ' ') => {
-                out.push_str(&format!("\\u{:04x}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -284,11 +260,5 @@ mod tests {
             duplicate_fields(body.as_bytes(), false),
             [r#"duplicate field "k39""#]
         );
-    }
-
-    #[test]
-    fn go_quote_escapes_like_strconv_quote() {
-        assert_eq!(go_quote("a.b[0]"), r#""a.b[0]""#);
-        assert_eq!(go_quote("é\u{1}\u{a0}\\"), r#""é\x01\u00a0\\""#);
     }
 }

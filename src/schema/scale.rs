@@ -5,6 +5,7 @@
 use serde_json::{Value, json};
 
 use crate::error::FieldError;
+use crate::gofmt;
 
 const MAX_INT32: i64 = i32::MAX as i64;
 
@@ -65,16 +66,11 @@ fn nested<'a>(object: &'a Value, path: &str) -> Result<Option<&'a Value>, String
 
 /// `<path> accessor error: <value> is of the type <T>, expected <want>` with Go's %v and %T.
 fn accessor_error(path: &str, value: &Value, want: &str) -> String {
-    let (shown, type_name) = match value {
-        Value::Null => ("<nil>".to_string(), "<nil>"),
-        Value::Bool(b) => (b.to_string(), "bool"),
-        Value::Number(n) if n.is_i64() => (n.to_string(), "int64"),
-        Value::Number(n) => (n.to_string(), "float64"),
-        Value::String(s) => (s.clone(), "string"),
-        Value::Array(_) => (value.to_string(), "[]interface {}"),
-        Value::Object(_) => (value.to_string(), "map[string]interface {}"),
-    };
-    format!("{path} accessor error: {shown} is of the type {type_name}, expected {want}")
+    format!(
+        "{path} accessor error: {} is of the type {}, expected {want}",
+        gofmt::value_v(value),
+        gofmt::type_name(value)
+    )
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 
 use serde_json::{Value, json};
 
-use super::gofmt;
+use crate::gofmt;
+
 use super::jsonpath::{Item, JsonPath};
 use super::timestamp::{GoTime, human_readable_age};
 
@@ -198,9 +199,9 @@ fn cell_for_json_value(column_type: &str, item: Item<'_>, now: jiff::Timestamp) 
     match (column_type, item) {
         ("integer", Item::Json(Value::Number(n))) => match n.as_i64() {
             Some(i) => Value::from(i),
-            None => Value::from(go_float_to_int64(n.as_f64().unwrap_or(0.0))),
+            None => Value::from(gofmt::f64_to_i64(n.as_f64().unwrap_or(0.0))),
         },
-        ("integer", Item::Float(f)) => Value::from(go_float_to_int64(f)),
+        ("integer", Item::Float(f)) => Value::from(gofmt::f64_to_i64(f)),
         ("number", Item::Json(Value::Number(n))) => float_cell(n.as_f64().unwrap_or(0.0)),
         ("number", Item::Float(f)) => float_cell(f),
         ("boolean", Item::Json(Value::Bool(b))) => Value::Bool(*b),
@@ -220,16 +221,6 @@ fn date_cell(text: &str, now: jiff::Timestamp) -> Value {
         Some(time) => human_readable_age(time, now),
         None => "<invalid>".to_owned(),
     })
-}
-
-/// Go's `int64(f)` on amd64: truncation, and the "integer indefinite" value when out of range.
-fn go_float_to_int64(value: f64) -> i64 {
-    const LIMIT: f64 = 9_223_372_036_854_775_808.0; // 2^63
-    if (-LIMIT..LIMIT).contains(&value) {
-        value.trunc() as i64
-    } else {
-        i64::MIN
-    }
 }
 
 /// A float64 cell, written as Go's `encoding/json` would: integral values without a fraction.

@@ -6,11 +6,10 @@
 //! - [`render`]: the Table document, `includeObject` and header suppression for watches.
 //! - [`jsonpath`]: client-go's JSONPath templates, parsed once and evaluated per object.
 //! - [`duration`], [`timestamp`]: `HumanDuration` and `metav1.Time` parsing for ages.
-//! - `partial`: the `PartialObjectMetadata` a row embeds; `gofmt`: Go-compatible text.
+//! - `partial`: the `PartialObjectMetadata` a row embeds (Go-compatible text is [`crate::gofmt`]).
 
 pub mod convert;
 pub mod duration;
-mod gofmt;
 pub mod jsonpath;
 mod partial;
 pub mod render;

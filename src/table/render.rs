@@ -3,8 +3,9 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::gofmt;
+
 use super::convert::TableConvertor;
-use super::gofmt;
 use super::partial::{has_initial_events_end_annotation, partial_object_metadata};
 
 /// Which part of each object a Table row carries (`?includeObject=`).

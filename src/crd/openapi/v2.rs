@@ -14,6 +14,7 @@ use super::paths::{self, Body, Operation, PRODUCES, PathItem};
 use super::published::{self, Flavor};
 use super::v2_conversion::prune_defaults;
 use super::{ServedPair, library_closure};
+use crate::gofmt::json_string;
 
 /// The document for every served version; `version` is the server's git version.
 pub(super) fn document(versions: &[ServedPair<'_>], version: &str) -> Value {
@@ -81,7 +82,7 @@ impl Parameter<'_> {
 
     /// Go's `json.Marshal` of the parameter (field order, HTML escaping): what kube hashes.
     fn go_json(&self) -> String {
-        let s = |v: &str| go_string(v);
+        let s = json_string;
         match self {
             Parameter::Simple(p) => format!(
                 r#"{{"uniqueItems":true,"type":{},"description":{},"name":{},"in":{}{}}}"#,
@@ -132,16 +133,6 @@ impl Parameter<'_> {
             Parameter::Body(_) => "body",
         }
     }
-}
-
-/// Go's JSON string: `<`, `>`, `&`, U+2028 and U+2029 escaped as `\u00XX`.
-fn go_string(s: &str) -> String {
-    let json = serde_json::to_string(s).unwrap_or_default();
-    json.replace('<', "\\u003c")
-        .replace('>', "\\u003e")
-        .replace('&', "\\u0026")
-        .replace('\u{2028}', "\\u2028")
-        .replace('\u{2029}', "\\u2029")
 }
 
 /// kube-openapi `base64Hash`: URL-safe base64 of the first 6 bytes of FNV-1 64.
@@ -255,13 +246,5 @@ mod tests {
             .map(|p| p.name)
             .collect();
         assert_eq!(inline, ["dryRun", "fieldValidation"]);
-    }
-
-    #[test]
-    fn go_string_html_characters_escaped() {
-        assert_eq!(
-            go_string("a<b>&\"c\"\n"),
-            r#""a\u003cb\u003e\u0026\"c\"\n""#
-        );
     }
 }

@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde_saphyr::granit_parser::{Event, Options, Parser, ScalarStyle, Span};
 
-use super::go_quote;
+use crate::gofmt::{float_v, quote};
 
 /// The single go-yaml error listing every duplicate key, or nothing.
 pub(super) fn duplicates(body: &[u8]) -> Vec<String> {
@@ -171,8 +171,8 @@ impl fmt::Display for YamlKey {
             YamlKey::Null => f.write_str("<nil>"),
             YamlKey::Bool(b) => write!(f, "{b}"),
             YamlKey::Int(i) => write!(f, "{i}"),
-            YamlKey::Float(x) => f.write_str(&go_float(*x)),
-            YamlKey::Str(s) => f.write_str(&go_quote(s)),
+            YamlKey::Float(x) => f.write_str(&float_v(*x)),
+            YamlKey::Str(s) => f.write_str(&quote(s)),
         }
     }
 }
@@ -254,24 +254,6 @@ fn is_yaml_float(s: &str) -> bool {
         None => digits(mantissa),
     };
     mantissa_ok && exponent.is_none_or(digits)
-}
-
-/// Go's `%v` of a float64 (`%g`, shortest).
-fn go_float(x: f64) -> String {
-    if x.is_nan() {
-        return "NaN".to_string();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "+Inf" } else { "-Inf" }.to_string();
-    }
-    let scientific = format!("{x:e}");
-    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    if (-4..6).contains(&exponent) {
-        return format!("{x}");
-    }
-    let sign = if exponent < 0 { '-' } else { '+' };
-    format!("{mantissa}e{sign}{:02}", exponent.abs())
 }
 
 #[cfg(test)]
@@ -364,19 +346,6 @@ mod tests {
                 message(want)
             };
             assert_eq!(duplicates(body.as_bytes()), want, "{name}");
-        }
-    }
-
-    #[test]
-    fn go_float_formats_like_percent_v() {
-        let cases = [
-            (1.5, "1.5"),
-            (1e6, "1e+06"),
-            (123456.0, "123456"),
-            (1e-5, "1e-05"),
-        ];
-        for (x, want) in cases {
-            assert_eq!(go_float(x), want);
         }
     }
 }

@@ -2,11 +2,10 @@
 //! field names as keys, in declaration order, unset fields as zero values), which is how
 //! kube prints a whole schema as the value of a field error.
 
-use std::fmt::Write;
-
 use serde_json::Value;
 
 use super::access::{get, object};
+use crate::gofmt::{json_string, marshal_float64};
 
 /// One `JSONSchemaProps` (`Value::Null` renders as a zero struct).
 pub(super) fn schema(value: &Value) -> String {
@@ -16,7 +15,7 @@ pub(super) fn schema(value: &Value) -> String {
 }
 
 fn text_field(value: &Value, key: &str) -> String {
-    string(value.get(key).and_then(Value::as_str).unwrap_or(""))
+    json_string(value.get(key).and_then(Value::as_str).unwrap_or(""))
 }
 
 fn flag_field(value: &Value, key: &str) -> String {
@@ -25,7 +24,7 @@ fn flag_field(value: &Value, key: &str) -> String {
 }
 
 fn any_field(value: &Value, key: &str) -> String {
-    get(value, key).map_or("null".to_string(), any)
+    get(value, key).map_or("null".to_string(), marshal_float64)
 }
 
 fn list_field(value: &Value, key: &str, render: fn(&Value) -> String) -> String {
@@ -71,10 +70,10 @@ fn scalar_fields(v: &Value) -> Vec<(&'static str, String)> {
 /// `Enum` to `XValidations`.
 fn structure_fields(v: &Value) -> Vec<(&'static str, String)> {
     vec![
-        ("Enum", list_field(v, "enum", any)),
+        ("Enum", list_field(v, "enum", marshal_float64)),
         ("MaxProperties", any_field(v, "maxProperties")),
         ("MinProperties", any_field(v, "minProperties")),
-        ("Required", list_field(v, "required", any)),
+        ("Required", list_field(v, "required", marshal_float64)),
         ("Items", with_field(v, "items", items)),
         ("AllOf", list_field(v, "allOf", schema)),
         ("OneOf", list_field(v, "oneOf", schema)),
@@ -105,7 +104,7 @@ fn structure_fields(v: &Value) -> Vec<(&'static str, String)> {
         ("XIntOrString", flag_field(v, "x-kubernetes-int-or-string")),
         (
             "XListMapKeys",
-            list_field(v, "x-kubernetes-list-map-keys", any),
+            list_field(v, "x-kubernetes-list-map-keys", marshal_float64),
         ),
         ("XListType", any_field(v, "x-kubernetes-list-type")),
         ("XMapType", any_field(v, "x-kubernetes-map-type")),
@@ -140,9 +139,10 @@ fn or_bool(value: &Value) -> String {
 
 fn or_strings(value: &Value) -> String {
     match value {
-        Value::Array(names) => {
-            structure(&[("Schema", "null".into()), ("Property", array(names, any))])
-        }
+        Value::Array(names) => structure(&[
+            ("Schema", "null".into()),
+            ("Property", array(names, marshal_float64)),
+        ]),
         one => structure(&[("Schema", schema(one)), ("Property", "null".into())]),
     }
 }
@@ -181,57 +181,7 @@ fn entries(value: &Value, render: fn(&Value) -> String) -> String {
     };
     let body: Vec<String> = map
         .iter()
-        .map(|(k, v)| format!("{}:{}", string(k), render(v)))
+        .map(|(k, v)| format!("{}:{}", json_string(k), render(v)))
         .collect();
     format!("{{{}}}", body.join(","))
-}
-
-/// Arbitrary JSON as Go decodes it into `interface{}` and encodes it again: numbers are
-/// float64, object keys sorted.
-pub(super) fn any(value: &Value) -> String {
-    match value {
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => float(n.as_f64().unwrap_or(0.0)),
-        Value::String(s) => string(s),
-        Value::Array(a) => array(a, any),
-        Value::Object(_) => entries(value, any),
-    }
-}
-
-/// Go's `encoding/json` float64 format.
-fn float(f: f64) -> String {
-    let abs = f.abs();
-    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
-        let text = format!("{f:e}");
-        match text.split_once('e') {
-            Some((mantissa, exp)) if !exp.starts_with('-') => format!("{mantissa}e+{exp}"),
-            _ => text,
-        }
-    } else {
-        format!("{f}")
-    }
-}
-
-/// Go's `encoding/json` string escaping (HTML-safe).
-fn string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 || matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}') => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }

@@ -6,10 +6,10 @@
 use serde_json::{Map, Value};
 
 use super::embedded_meta;
-use super::gofmt::{bad_value, go_quote};
 use super::path::{Seg, Trail};
 use crate::crd::check::is_dns1035_label;
 use crate::error::FieldError;
+use crate::gofmt::{field_value, quote};
 use crate::schema::{Additional, Schema};
 
 /// Every embedded-resource problem in `object` (a whole custom object).
@@ -77,7 +77,7 @@ fn resource(trail: &Trail<'_>, map: &Map<String, Value>, out: &mut Vec<FieldErro
 
 fn api_version(field: String, value: &Value) -> Option<FieldError> {
     let Value::String(text) = value else {
-        return Some(invalid(field, &bad_value(value), "must be a string"));
+        return Some(invalid(field, &field_value(value), "must be a string"));
     };
     if text.is_empty() {
         return Some(invalid(field, "\"\"", "must not be empty"));
@@ -85,14 +85,14 @@ fn api_version(field: String, value: &Value) -> Option<FieldError> {
     // `schema.ParseGroupVersion`: at most one slash.
     if text != "/" && text.matches('/').count() > 1 {
         let detail = format!("unexpected GroupVersion string: {text}");
-        return Some(invalid(field, &go_quote(text), &detail));
+        return Some(invalid(field, &quote(text), &detail));
     }
     None
 }
 
 fn kind(field: String, value: &Value) -> Option<FieldError> {
     let Value::String(text) = value else {
-        return Some(invalid(field, &bad_value(value), "must be a string"));
+        return Some(invalid(field, &field_value(value), "must be a string"));
     };
     if text.is_empty() {
         return Some(invalid(field, "\"\"", "must not be empty"));
@@ -105,5 +105,5 @@ fn kind(field: String, value: &Value) -> Option<FieldError> {
         "may have mixed case, but should otherwise match: {}",
         errs.join(",")
     );
-    Some(invalid(field, &go_quote(text), &detail))
+    Some(invalid(field, &quote(text), &detail))
 }

@@ -6,9 +6,9 @@
 use serde_json::{Map, Value};
 
 use super::embedded::invalid;
-use super::gofmt::{bad_value, go_json, go_quote};
 use crate::crd::check::is_dns1123_label;
 use crate::error::FieldError;
+use crate::gofmt::{field_value, marshal, quote};
 use crate::selector::label::{label_key_errors, label_value_errors};
 
 /// kube's limit on the total size of annotations (keys plus values, in bytes).
@@ -24,12 +24,12 @@ pub(super) fn check(path: &str, meta: &Value, out: &mut Vec<FieldError>) {
                 "json: cannot unmarshal {} into Go value of type v1.ObjectMeta",
                 json_kind(other)
             );
-            out.push(invalid(path.to_string(), &bad_value(other), &detail));
+            out.push(invalid(path.to_string(), &field_value(other), &detail));
             return;
         }
     };
     if let Some(detail) = decode_error(map) {
-        out.push(invalid(path.to_string(), &bad_value(meta), &detail));
+        out.push(invalid(path.to_string(), &field_value(meta), &detail));
         return;
     }
     names(path, map, out);
@@ -39,7 +39,7 @@ pub(super) fn check(path: &str, meta: &Value, out: &mut Vec<FieldError>) {
         for msg in is_dns1123_label(namespace) {
             out.push(invalid(
                 format!("{path}.namespace"),
-                &go_quote(namespace),
+                &quote(namespace),
                 &msg,
             ));
         }
@@ -68,7 +68,7 @@ fn json_kind(value: &Value) -> String {
         Value::Bool(_) => "bool".into(),
         Value::Number(n) => match n.as_i64() {
             Some(_) => "number".into(),
-            None => format!("number {}", go_json(value)),
+            None => format!("number {}", marshal(value)),
         },
         Value::String(_) => "string".into(),
         Value::Array(_) => "array".into(),
@@ -128,7 +128,7 @@ fn names(path: &str, map: &Map<String, Value>, out: &mut Vec<FieldError>) {
         for msg in illegal_content(generate_name) {
             out.push(invalid(
                 format!("{path}.generateName"),
-                &go_quote(generate_name),
+                &quote(generate_name),
                 &msg,
             ));
         }
@@ -140,7 +140,7 @@ fn names(path: &str, map: &Map<String, Value>, out: &mut Vec<FieldError>) {
         illegal_content(name)
     };
     for msg in name_errors {
-        out.push(invalid(format!("{path}.name"), &go_quote(name), &msg));
+        out.push(invalid(format!("{path}.name"), &quote(name), &msg));
     }
 }
 
@@ -171,10 +171,10 @@ fn labels(path: &str, map: &Map<String, Value>, out: &mut Vec<FieldError>) {
     let field = format!("{path}.labels");
     for (key, value) in string_map(map, "labels") {
         for msg in label_key_errors(key) {
-            out.push(invalid(field.clone(), &go_quote(key), &msg));
+            out.push(invalid(field.clone(), &quote(key), &msg));
         }
         for msg in label_value_errors(value) {
-            out.push(invalid(field.clone(), &go_quote(value), &msg));
+            out.push(invalid(field.clone(), &quote(value), &msg));
         }
     }
 }
@@ -184,7 +184,7 @@ fn annotations(path: &str, map: &Map<String, Value>, out: &mut Vec<FieldError>) 
     let mut total = 0;
     for (key, value) in string_map(map, "annotations") {
         for msg in label_key_errors(&key.to_lowercase()) {
-            out.push(invalid(field.clone(), &go_quote(key), &msg));
+            out.push(invalid(field.clone(), &quote(key), &msg));
         }
         total += key.len() + value.len();
     }
@@ -217,7 +217,7 @@ fn owner_references(field: &str, refs: &[Value], out: &mut Vec<FieldError>) {
             let detail = "must be <group>/<version> or <version>";
             out.push(invalid(
                 format!("{at}.apiVersion"),
-                &go_quote(api_version),
+                &quote(api_version),
                 detail,
             ));
         }
@@ -259,7 +259,7 @@ fn owner_json(owner: &Value) -> String {
         .iter()
         .map(|key| {
             let text = owner.get(*key).and_then(Value::as_str).unwrap_or_default();
-            format!("\"{key}\":{}", go_json(&Value::from(text)))
+            format!("\"{key}\":{}", marshal(&Value::from(text)))
         })
         .collect();
     for key in ["controller", "blockOwnerDeletion"] {
@@ -281,11 +281,11 @@ fn finalizers(path: &str, map: &Map<String, Value>, out: &mut Vec<FieldError>) {
         .collect();
     for name in &names {
         for msg in label_key_errors(name) {
-            out.push(invalid(field.clone(), &go_quote(name), &msg));
+            out.push(invalid(field.clone(), &quote(name), &msg));
         }
     }
     if names.contains(&"orphan") && names.contains(&"foregroundDeletion") {
-        let shown = go_json(&Value::from(names.clone()));
+        let shown = marshal(&Value::from(names.clone()));
         let detail = "finalizer orphan and foregroundDeletion cannot be both set";
         out.push(invalid(field, &shown, detail));
     }

@@ -6,9 +6,9 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::gofmt::{Num, bad_value, go_json};
 use super::path::{Seg, Trail};
 use crate::error::FieldError;
+use crate::gofmt::{Num, field_value, marshal};
 use crate::schema::{Additional, Schema};
 
 /// Every list-type violation in `object` (a whole custom object).
@@ -60,7 +60,7 @@ fn array<'v>(trail: &mut Trail<'v>, s: &'v Schema, items: &'v [Value], out: &mut
         Some("set") => {
             let keys: Vec<SetKey<'_>> = items.iter().map(SetKey::of).collect();
             for i in non_unique(&keys) {
-                out.push(at_index(trail, i, duplicate(bad_value(&items[i]))));
+                out.push(at_index(trail, i, duplicate(field_value(&items[i]))));
             }
         }
         Some("map") => out.extend(list_map(trail, &s.list_map_keys, items)),
@@ -99,7 +99,7 @@ impl<'v> SetKey<'v> {
                 Num::Float(f) => SetKey::Float(if f == 0.0 { 0 } else { f.to_bits() }),
             },
             Value::String(s) => SetKey::Str(s),
-            compound => SetKey::Compound(go_json(compound)),
+            compound => SetKey::Compound(marshal(compound)),
         }
     }
 }
@@ -144,7 +144,7 @@ fn list_map<'v>(trail: &mut Trail<'v>, keys: &[String], items: &'v [Value]) -> V
     if let Some(i) = items.iter().position(|x| !x.is_null() && !x.is_object()) {
         let detail = format!(
             "Invalid value: {}: must be an object for an array of list-type map",
-            bad_value(&items[i])
+            field_value(&items[i])
         );
         return vec![at_index(trail, i, ("FieldValueInvalid", detail))];
     }
@@ -165,7 +165,7 @@ fn list_map<'v>(trail: &mut Trail<'v>, keys: &[String], items: &'v [Value]) -> V
             .map(|i| {
                 let shown = match values[i] {
                     None => "{}".to_string(),
-                    Some(v) => go_json(&Value::Object(Map::from_iter([(key.clone(), v.clone())]))),
+                    Some(v) => marshal(&Value::Object(Map::from_iter([(key.clone(), v.clone())]))),
                 };
                 at_index(trail, i, duplicate(shown))
             })
@@ -178,7 +178,7 @@ fn list_map<'v>(trail: &mut Trail<'v>, keys: &[String], items: &'v [Value]) -> V
                 let v = x.as_object()?.get(k)?;
                 Some((k.clone(), v.clone()))
             });
-            go_json(&Value::Object(fields.collect()))
+            marshal(&Value::Object(fields.collect()))
         })
         .collect();
     let set_keys: Vec<SetKey<'_>> = key_json

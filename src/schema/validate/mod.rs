@@ -14,13 +14,12 @@
 //! - `result`: kube-openapi's result (dedup, match counts) already as field errors
 //! - `ratchet`: old-value correlation and the "unchanged" test
 //! - `embedded`, `embedded_meta`: embedded resources; `listtype`: sets and list-maps
-//! - `path`, `gofmt`: lazily rendered paths, Go's value printing
+//! - `path`: lazily rendered paths (Go's value printing is [`crate::gofmt`])
 
 mod array;
 mod composition;
 mod embedded;
 mod embedded_meta;
-mod gofmt;
 mod listtype;
 mod number;
 mod object;

@@ -4,10 +4,10 @@
 
 use serde_json::Number;
 
-use super::gofmt::{Num, go_f64_to_i64, go_float};
 use super::result::{Kind, Outcome, Plain};
 use super::types::{View, is_json_integer};
 use super::walk::Walker;
+use crate::gofmt::{Num, f64_to_i64, float_v};
 use crate::schema::{Schema, formats};
 
 /// The type and format the range checks use: only for a single `integer` or `number`.
@@ -88,7 +88,7 @@ fn multiple_native<'v>(w: &Walker<'v>, n: Num, factor: f64) -> Outcome<'v> {
     let Num::Int(i) = n else {
         return multiple_float(w, n.as_f64(), factor);
     };
-    let factor = go_f64_to_i64(factor);
+    let factor = f64_to_i64(factor);
     if factor <= 0 {
         return Outcome::fail(w.issue(Kind::FactorNotPositive(Num::Int(factor))));
     }
@@ -110,8 +110,8 @@ fn multiple_float<'v>(w: &Walker<'v>, data: f64, factor: f64) -> Outcome<'v> {
         data / factor
     };
     if !is_json_integer(mult) {
-        let text = format!("should be a multiple of {}", go_float(factor));
-        return Outcome::fail(w.issue(Kind::Body(go_float(data), text)));
+        let text = format!("should be a multiple of {}", float_v(factor));
+        return Outcome::fail(w.issue(Kind::Body(float_v(data), text)));
     }
     Outcome::default()
 }
@@ -131,7 +131,7 @@ impl Bound {
         };
         let (fails, bound_text) = match n {
             Num::Int(i) => {
-                let b = go_f64_to_i64(bound);
+                let b = f64_to_i64(bound);
                 let fails = match (is_max, exclusive) {
                     (true, false) => i > b,
                     (true, true) => i >= b,
@@ -147,7 +147,7 @@ impl Bound {
                     (false, false) => f < bound,
                     (false, true) => f <= bound,
                 };
-                (fails, go_float(bound))
+                (fails, float_v(bound))
             }
         };
         if !fails {

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::gofmt::Num;
+use crate::gofmt::Num;
 use crate::schema::Schema;
 
 /// The old value of field `key` of an object with schema `s`: present in both old and

@@ -8,10 +8,10 @@ use std::cell::OnceCell;
 
 use serde_json::Value;
 
-use super::gofmt::{Num, bad_value, go_json, go_quote};
 use super::path::{Seg, openapi_name};
 use super::walk::Walker;
 use crate::error::FieldError;
+use crate::gofmt::{Num, field_value, marshal, quote};
 use crate::schema::formats;
 
 /// The errors kube reports on the validator's root path as `Invalid(path, "", msg)`.
@@ -68,12 +68,12 @@ impl<'v> Issue<'v> {
             Kind::Type(expected, found) => {
                 format!(
                     "{name} in body must be of type {expected}: {}",
-                    go_quote(found)
+                    quote(found)
                 )
             }
             Kind::Required(key) => format!("{name}.{key} in body is required"),
             Kind::Enum(_, allowed) => {
-                let allowed = go_json(&Value::from(allowed.to_vec()));
+                let allowed = marshal(&Value::from(allowed.to_vec()));
                 format!("{name} in body should be one of {allowed}")
             }
             Kind::TooLong(max) => format!("{name} in body should be at most {max} chars long"),
@@ -103,7 +103,7 @@ impl<'v> Issue<'v> {
         let (reason, detail) = match self.kind {
             Kind::Type(_, found) => (
                 "FieldValueTypeInvalid",
-                format!("Invalid value: {}: {message}", go_quote(found)),
+                format!("Invalid value: {}: {message}", quote(found)),
             ),
             Kind::Required(_) => ("FieldValueRequired", "Required value".to_string()),
             Kind::Enum(data, allowed) => ("FieldValueNotSupported", not_supported(data, allowed)),
@@ -113,7 +113,7 @@ impl<'v> Issue<'v> {
             Kind::TooFew(actual, _, _) => invalid(&actual.to_string(), &message),
             Kind::Body(bad, _) => invalid(&bad, &message),
             Kind::FactorNotPositive(factor) => invalid(&factor.go(), &message),
-            Kind::Forbidden(key) => invalid(&go_quote(key), &message),
+            Kind::Forbidden(key) => invalid(&quote(key), &message),
         };
         FieldError {
             reason,
@@ -124,7 +124,7 @@ impl<'v> Issue<'v> {
 }
 
 fn plain_message(plain: Plain<'_>, name: &str) -> String {
-    let quoted = go_quote(name);
+    let quoted = quote(name);
     match plain {
         Plain::AnyOf => format!("{quoted} must validate at least one schema (anyOf)"),
         Plain::OneOf(0) => {
@@ -167,13 +167,13 @@ fn not_supported(data: &Value, allowed: &[Value]) -> String {
     let values: Vec<String> = allowed
         .iter()
         .map(|v| match v {
-            Value::String(s) => go_quote(s),
-            other => go_quote(&go_json(other)),
+            Value::String(s) => quote(s),
+            other => quote(&marshal(other)),
         })
         .collect();
     format!(
         "Unsupported value: {}: supported values: {}",
-        bad_value(data),
+        field_value(data),
         values.join(", ")
     )
 }

@@ -1,9 +1,9 @@
 //! kube-openapi's string validator (maxLength and minLength in characters, then an
 //! unanchored pattern; the first failure ends the check) and its format validator.
 
-use super::gofmt::go_quote;
 use super::result::{Kind, Outcome};
 use super::walk::Walker;
+use crate::gofmt::quote;
 use crate::schema::{Schema, formats};
 
 /// `maxLength`, `minLength`, `pattern`, in that order, stopping at the first failure.
@@ -20,7 +20,7 @@ pub(super) fn check<'v>(w: &Walker<'v>, s: &Schema, text: &str) -> Outcome<'v> {
         && i64::try_from(text.chars().count()).unwrap_or(i64::MAX) < min
     {
         let text_msg = format!("should be at least {min} chars long");
-        return Outcome::fail(w.issue(Kind::Body(go_quote(text), text_msg)));
+        return Outcome::fail(w.issue(Kind::Body(quote(text), text_msg)));
     }
     if let Some(pattern) = &s.pattern {
         let failure = match &pattern.regex {
@@ -32,7 +32,7 @@ pub(super) fn check<'v>(w: &Walker<'v>, s: &Schema, text: &str) -> Outcome<'v> {
             )),
         };
         if let Some(text_msg) = failure {
-            return Outcome::fail(w.issue(Kind::Body(go_quote(text), text_msg)));
+            return Outcome::fail(w.issue(Kind::Body(quote(text), text_msg)));
         }
     }
     Outcome::default()

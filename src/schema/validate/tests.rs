@@ -1,8 +1,7 @@
-//! Shared test helpers, the seed's CronTab validation example and Go value printing.
+//! Shared test helpers and the seed's CronTab validation example.
 
 use serde_json::{Value, json};
 
-use super::gofmt::{go_float, go_json, go_quote};
 use super::*;
 use crate::error::FieldError;
 
@@ -157,60 +156,5 @@ fn validate_reasons_follow_kube_conversion() {
         let errors = validate(&spec_x(prop), &json!({"spec": {"x": value}}));
         assert_eq!(errors.len(), 1, "{name}");
         assert_eq!(errors[0].reason, reason, "{name}");
-    }
-}
-
-#[test]
-fn go_float_matches_go_percent_v() {
-    let cases = [
-        (10.0, "10"),
-        (1.5, "1.5"),
-        (0.1, "0.1"),
-        (123456.0, "123456"),
-        (1e6, "1e+06"),
-        (1234567.0, "1.234567e+06"),
-        (0.0001, "0.0001"),
-        (0.00001, "1e-05"),
-        (-2.5e-7, "-2.5e-07"),
-        (1e21, "1e+21"),
-        (1e100, "1e+100"),
-        (0.0, "0"),
-    ];
-    for (f, want) in cases {
-        assert_eq!(go_float(f), want, "{f}");
-    }
-}
-
-#[test]
-fn go_quote_matches_strconv_quote() {
-    let cases = [
-        ("plain", "abc", r#""abc""#),
-        ("quote and backslash", r#"a"b\c"#, r#""a\"b\\c""#),
-        ("control", "a\nb\t\u{0}\u{7f}", r#""a\nb\t\x00\x7f""#),
-        ("unicode printable", "äö€", "\"äö€\""),
-        ("non-breaking space", "a\u{a0}b", r#""a\u00a0b""#),
-        ("zero width space", "\u{200b}", r#""\u200b""#),
-    ];
-    for (name, input, want) in cases {
-        assert_eq!(go_quote(input), want, "{name}");
-    }
-}
-
-#[test]
-fn go_json_matches_encoding_json() {
-    let cases = [
-        (
-            "sorted keys",
-            json!({"b": 1, "a": [true, null]}),
-            r#"{"a":[true,null],"b":1}"#,
-        ),
-        ("integral float", json!(1.0), "1"),
-        ("small float", json!(1.5e-7), "1.5e-7"),
-        ("big float", json!(1e21), "1e+21"),
-        ("html escaped", json!("<a&b>"), r#""\u003ca\u0026b\u003e""#),
-        ("control", json!("a\u{1}\n"), r#""a\u0001\n""#),
-    ];
-    for (name, value, want) in cases {
-        assert_eq!(go_json(&value), want, "{name}");
     }
 }

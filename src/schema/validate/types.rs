@@ -4,9 +4,9 @@
 
 use serde_json::Value;
 
-use super::gofmt::{Num, go_f64_to_i64};
 use super::result::{Kind, Outcome};
 use super::walk::Walker;
+use crate::gofmt::{Num, f64_to_i64};
 use crate::schema::{Schema, formats};
 
 /// A node's types and its effective (not stripped) format.
@@ -158,7 +158,7 @@ fn enum_matches(data: &Value, allowed: &Value) -> bool {
         (Value::Number(a), Value::Number(b)) => match (Num::of(a), Num::of(b)) {
             (Num::Int(x), Num::Int(y)) => x == y,
             (Num::Int(x), Num::Float(y)) => x as f64 == y,
-            (Num::Float(x), Num::Int(y)) => go_f64_to_i64(x) == y,
+            (Num::Float(x), Num::Int(y)) => f64_to_i64(x) == y,
             (Num::Float(x), Num::Float(y)) => x == y,
         },
         (Value::Number(a), Value::String(s)) => match Num::of(a) {

@@ -5,11 +5,11 @@
 
 use serde_json::Value;
 
-use super::gofmt::Num;
 use super::path::Trail;
 use super::result::Outcome;
 use super::{array, composition, number, object, ratchet, string, types};
 use crate::error::FieldError;
+use crate::gofmt::Num;
 use crate::schema::Schema;
 
 static NULL: Value = Value::Null;

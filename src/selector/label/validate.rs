@@ -1,9 +1,8 @@
 //! Label selector key and value validation (apimachinery's `IsQualifiedName`, `IsValidLabelValue`
 //! and `NewRequirement` checks) with upstream's message constants and `field.Invalid` texts.
 
-use std::fmt::Write as _;
-
 use super::Operator;
+use crate::gofmt::quote;
 
 const NAME_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
@@ -102,31 +101,7 @@ pub(crate) fn value_errors(value: &str) -> Vec<String> {
 
 /// A `field.Invalid` error's text.
 fn invalid(path: &str, value: &str, detail: &str) -> String {
-    format!("{path}: Invalid value: {}: {detail}", go_quote(value))
-}
-
-/// Go's `%q`, close enough for the printable/non-printable split of label text.
-fn go_quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        let _ = match c {
-            '"' | '\\' => write!(out, "\\{c}"),
-            '\u{7}' => write!(out, "\\a"),
-            '\u{8}' => write!(out, "\\b"),
-            '\u{c}' => write!(out, "\\f"),
-            '\n' => write!(out, "\\n"),
-            '\r' => write!(out, "\\r"),
-            '\t' => write!(out, "\\t"),
-            '\u{b}' => write!(out, "\\v"),
-            c if u32::from(c) < 0x20 || c == '\u{7f}' => write!(out, "\\x{:02x}", u32::from(c)),
-            c if c.is_control() || (c.is_whitespace() && c != ' ') => {
-                write!(out, "\\u{:04x}", u32::from(c))
-            }
-            c => write!(out, "{c}"),
-        };
-    }
-    out.push('"');
-    out
+    format!("{path}: Invalid value: {}: {detail}", quote(value))
 }
 
 /// Key check done while parsing; its `field.Path` is nil, printed `<nil>` by upstream.

@@ -14,7 +14,7 @@ mod unquote;
 
 use serde_json::Value;
 
-use super::gofmt;
+use crate::gofmt;
 
 /// A parse failure, worded as client-go's parser words it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -151,16 +151,13 @@ impl Item<'_> {
         match self {
             Item::Json(Value::Null) => "<no value>".to_owned(),
             Item::Json(Value::Bool(b)) | Item::Bool(b) => b.to_string(),
-            Item::Json(Value::Number(n)) => match n.as_i64() {
-                Some(i) => i.to_string(),
-                None => gofmt::format_float_v(n.as_f64().unwrap_or(0.0)),
-            },
+            Item::Json(Value::Number(n)) => gofmt::Num::of(n).go(),
             Item::Json(Value::String(s)) => s.clone(),
-            Item::Json(v @ (Value::Array(_) | Value::Object(_))) => gofmt::marshal_json(v),
+            Item::Json(v @ (Value::Array(_) | Value::Object(_))) => gofmt::marshal(v),
             Item::Byte(b) => b.to_string(),
             Item::Text(s) => (*s).to_owned(),
             Item::Int(i) => i.to_string(),
-            Item::Float(f) => gofmt::format_float_v(*f),
+            Item::Float(f) => gofmt::float_v(*f),
         }
     }
 }
