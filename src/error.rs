@@ -145,9 +145,9 @@ pub enum ApiError {
         /// A fresh continue token, when kube would offer one.
         continue_token: Option<String>,
     },
-    /// The body is over the limit.
-    #[error("Request entity too large: limit is {0}")]
-    RequestEntityTooLarge(usize),
+    /// The body (or a JSON patch's operation count) is over the limit; kube's text.
+    #[error("{0}")]
+    RequestEntityTooLarge(String),
     /// No credentials and anonymous access is off.
     #[error("Unauthorized")]
     Unauthorized,

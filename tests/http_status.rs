@@ -167,6 +167,45 @@ async fn oversized_body_request_entity_too_large() {
 }
 
 #[tokio::test]
+async fn json_patch_nesting_and_operation_limits_reject_without_change() {
+    let server = Server::start();
+    let c = server.client();
+    let (code, created) = send(c.post(server.url(CT)).json(&crontab("deep"))).await;
+    assert_eq!(code, 201);
+    let nested = |depth: usize| (0..depth).fold(json!(1), |v, _| json!({"a": v}));
+    // Two operations of depth 60 each: the second writes inside the first.
+    let inner = format!("/spec/x{}", "/a".repeat(59));
+    let ops = json!([
+        {"op": "add", "path": "/spec/x", "value": nested(60)},
+        {"op": "add", "path": format!("{inner}/b"), "value": nested(60)},
+    ]);
+    let patch = |body: String| {
+        c.patch(server.url(&format!("{CT}/deep")))
+            .header("content-type", "application/json-patch+json")
+            .body(body)
+    };
+    let (code, body) = send(patch(ops.to_string())).await;
+    assert_status(
+        &body,
+        400,
+        "BadRequest",
+        "error decoding request body: nesting deeper than 100 levels",
+    );
+    assert_eq!(code, 400);
+    let ops: Vec<Value> = (0..10_001)
+        .map(|_| json!({"op": "test", "path": "/kind", "value": "CronTab"}))
+        .collect();
+    let (code, body) = send(patch(Value::Array(ops).to_string())).await;
+    assert_eq!(code, 413);
+    assert_eq!(
+        body["message"],
+        "The allowed maximum operations in a JSON patch is 10000, got 10001"
+    );
+    let (_, now) = send(c.get(server.url(&format!("{CT}/deep")))).await;
+    assert_eq!(now, created, "nothing changed");
+}
+
+#[tokio::test]
 async fn strategic_merge_patch_unsupported_media_type() {
     let server = Server::start();
     let c = server.client();

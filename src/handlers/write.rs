@@ -11,7 +11,7 @@ use crate::handlers::object::{read, render_object};
 use crate::handlers::{AppState, Call, Reply, admit};
 use crate::meta::lifecycle::{self, WriteTarget};
 use crate::meta::object as obj;
-use crate::request::body::decode_object;
+use crate::request::body::{MAX_NESTING, check_nesting, check_nesting_at, decode_object};
 use crate::request::negotiate::{BodyFormat, body_format, patch_format};
 use crate::request::options::WriteOptions;
 use crate::storage::StorageError;
@@ -150,14 +150,20 @@ pub enum Change {
 impl Change {
     /// The new document: the replacement, or the patch applied to `current`.
     pub fn apply(&self, current: &Value) -> Result<Value, ApiError> {
+        let doc = self.apply_unchecked(current)?;
+        if matches!(self, Change::Patch(..)) {
+            check_nesting(&doc)?;
+        }
+        Ok(doc)
+    }
+
+    fn apply_unchecked(&self, current: &Value) -> Result<Value, ApiError> {
         match self {
             Change::Replace(v) => Ok(v.clone()),
             Change::Patch(BodyFormat::JsonPatch, patch) => {
                 let ops: json_patch::Patch = serde_json::from_value(patch.clone())
                     .map_err(|e| ApiError::BadRequest(format!("error decoding patch: {e}")))?;
-                let mut doc = current.clone();
-                json_patch::patch(&mut doc, &ops).map_err(|e| unprocessable(e.to_string()))?;
-                Ok(doc)
+                apply_json_patch(current, &ops.0)
             }
             Change::Patch(_, patch) => {
                 let mut doc = current.clone();
@@ -166,6 +172,59 @@ impl Change {
             }
         }
     }
+}
+
+/// kube's limit on the operations of one JSON patch.
+const MAX_JSON_PATCH_OPERATIONS: usize = 10_000;
+
+/// Applies a JSON patch one operation at a time, bounding the nesting each operation
+/// creates before it is applied: several operations could otherwise build a document
+/// deep enough to overflow the stack of any recursive walk (or of dropping it).
+fn apply_json_patch(
+    current: &Value,
+    ops: &[json_patch::PatchOperation],
+) -> Result<Value, ApiError> {
+    if ops.len() > MAX_JSON_PATCH_OPERATIONS {
+        return Err(ApiError::RequestEntityTooLarge(format!(
+            "The allowed maximum operations in a JSON patch is {MAX_JSON_PATCH_OPERATIONS}, got {}",
+            ops.len()
+        )));
+    }
+    let mut doc = current.clone();
+    for op in ops {
+        check_nesting_at(op_nesting(&doc, op))?;
+        json_patch::patch(&mut doc, std::slice::from_ref(op))
+            .map_err(|e| unprocessable(e.to_string()))?;
+    }
+    Ok(doc)
+}
+
+/// How deep the value an operation writes reaches: its path plus the written value.
+fn op_nesting(doc: &Value, op: &json_patch::PatchOperation) -> usize {
+    use json_patch::PatchOperation as Op;
+    match op {
+        Op::Add(o) => o.path.count() + nesting(&o.value),
+        Op::Replace(o) => o.path.count() + nesting(&o.value),
+        Op::Copy(o) => o.path.count() + doc.pointer(o.from.as_str()).map_or(0, nesting),
+        Op::Move(o) => o.path.count() + doc.pointer(o.from.as_str()).map_or(0, nesting),
+        Op::Remove(_) | Op::Test(_) => 0,
+    }
+}
+
+/// Nesting depth of a value, counted only up to just past the limit.
+fn nesting(value: &Value) -> usize {
+    fn walk(value: &Value, depth: usize) -> usize {
+        if depth > MAX_NESTING {
+            return depth;
+        }
+        let children: Box<dyn Iterator<Item = &Value>> = match value {
+            Value::Array(items) => Box::new(items.iter()),
+            Value::Object(map) => Box::new(map.values()),
+            _ => return depth,
+        };
+        children.map(|v| walk(v, depth + 1)).max().unwrap_or(depth)
+    }
+    walk(value, 0)
 }
 
 /// kube drops the patch library's error text and answers this fixed 422.

@@ -8,7 +8,7 @@ use crate::request::negotiate::BodyFormat;
 /// kube-apiserver's request body limit (3 MiB).
 pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
 /// Deepest nesting accepted in a decoded body.
-const MAX_DEPTH: usize = 100;
+pub const MAX_NESTING: usize = 100;
 
 /// Decodes an object body (create, update) in JSON or YAML.
 pub fn decode_object(body: &[u8], format: BodyFormat) -> Result<Value, ApiError> {
@@ -43,11 +43,30 @@ fn decode_yaml(body: &[u8]) -> Result<Value, ApiError> {
         .map_err(|e| ApiError::BadRequest(format!("error decoding YAML: {e}")))
 }
 
+/// The nesting limit applied to an object a patch produced: several JSON patch
+/// operations can each add a nested value, so the result is checked again before any
+/// recursive walk (pruning, validation, encoding) touches it.
+pub fn check_nesting(value: &Value) -> Result<(), ApiError> {
+    check_depth(value, 0)
+}
+
+/// The same limit for a depth already measured.
+pub fn check_nesting_at(depth: usize) -> Result<(), ApiError> {
+    if depth > MAX_NESTING {
+        return Err(too_deep());
+    }
+    Ok(())
+}
+
+fn too_deep() -> ApiError {
+    ApiError::BadRequest(format!(
+        "error decoding request body: nesting deeper than {MAX_NESTING} levels"
+    ))
+}
+
 fn check_depth(value: &Value, depth: usize) -> Result<(), ApiError> {
-    if depth > MAX_DEPTH {
-        return Err(ApiError::BadRequest(format!(
-            "error decoding request body: nesting deeper than {MAX_DEPTH} levels"
-        )));
+    if depth > MAX_NESTING {
+        return Err(too_deep());
     }
     match value {
         Value::Array(items) => items.iter().try_for_each(|v| check_depth(v, depth + 1)),

@@ -156,7 +156,9 @@ async fn read_body(method: Method, body: Incoming) -> Result<Bytes, ApiError> {
         }
     }
     if seen > MAX_BODY_BYTES {
-        return Err(ApiError::RequestEntityTooLarge(MAX_BODY_BYTES));
+        return Err(ApiError::RequestEntityTooLarge(format!(
+            "Request entity too large: limit is {MAX_BODY_BYTES}"
+        )));
     }
     Ok(buf.freeze())
 }
