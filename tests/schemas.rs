@@ -486,6 +486,26 @@ async fn defaulting_seed_fills_cron_spec_and_replicas_on_write_and_read() {
     for item in list["items"].as_array().unwrap() {
         assert_eq!(item["spec"], defaulted, "lists are defaulted too");
     }
+    // "An update request via the API is required to persist those defaults": writing
+    // back what was read stores them (a new resourceVersion, the same generation).
+    let (code, _, updated) = send(c.put(server.url(&format!("{CT}/old"))).json(&read)).await;
+    assert_eq!(code, 200, "{updated}");
+    assert_ne!(
+        resource_version(&updated),
+        resource_version(&read),
+        "persisted"
+    );
+    assert_eq!(
+        updated["metadata"]["generation"],
+        read["metadata"]["generation"]
+    );
+    let (code, _, again) = send(c.put(server.url(&format!("{CT}/old"))).json(&updated)).await;
+    assert_eq!(code, 200);
+    assert_eq!(
+        resource_version(&again),
+        resource_version(&updated),
+        "a no-op is not written"
+    );
 }
 
 #[test]

@@ -163,7 +163,7 @@ async fn write_scale(
             return Err(invalid(ctx, name, causes));
         }
         let bytes = ctx.encode(&new)?;
-        if options.dry_run || bytes == ctx.encode(&current)? {
+        if options.dry_run || bytes == kv.value {
             return Ok(Reply::ok(to_scale(&new, paths), Representation::Json));
         }
         match state.store.update(&kv.key, bytes, kv.mod_revision).await {

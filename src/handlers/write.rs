@@ -302,8 +302,10 @@ async fn apply_change(
             return Ok((new, warnings));
         }
         // A write that changes nothing is not written: no new revision, no watch event.
+        // Compared with the stored bytes, as kube's storage does: an update of an object
+        // whose defaults were only applied on read persists them.
         let bytes = ctx.encode(&new)?;
-        if bytes == ctx.encode(&current)? {
+        if bytes == kv.value {
             return Ok((current, warnings));
         }
         let result = if obj::is_being_deleted(&new) && obj::finalizers(&new).is_empty() {
