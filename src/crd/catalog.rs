@@ -227,12 +227,29 @@ fn served_version(
             .flatten()
             .map(|f| f.json_path.trim_start_matches('.').to_string())
             .collect(),
-        structural: schema
-            .as_ref()
-            .map(crate::schema::Schema::parse)
-            .unwrap_or_default(),
+        structural: compile_schema(group, kind, &v.name, schema.as_ref()),
         schema,
     })
+}
+
+/// The version's compiled schema; patterns the regex crate cannot run are logged.
+fn compile_schema(
+    group: &str,
+    kind: &str,
+    version: &str,
+    schema: Option<&serde_json::Value>,
+) -> crate::schema::Schema {
+    let compiled = schema.map(crate::schema::Schema::parse).unwrap_or_default();
+    for pattern in compiled.unenforced_patterns() {
+        tracing::warn!(
+            group,
+            kind,
+            version,
+            pattern,
+            "pattern is not enforced: the regex engine cannot compile it"
+        );
+    }
+    compiled
 }
 
 /// For deprecated versions with the default warning, names the highest-priority served,

@@ -108,7 +108,7 @@ impl Schema {
             max_properties: integer(map, "maxProperties"),
             min_properties: integer(map, "minProperties"),
             pattern: string(map, "pattern").map(|source| Pattern {
-                regex: regex::Regex::new(&go_perl_classes(&source)).ok(),
+                regex: super::pattern::compile(&source),
                 source,
             }),
             all_of: schemas(map, "allOf"),
@@ -129,6 +129,34 @@ impl Schema {
         }
     }
 
+    /// Patterns Go accepts (the structural check passed) that the regex crate cannot
+    /// compile even after translation: these are not enforced, so start-up warns.
+    pub fn unenforced_patterns(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = self
+            .pattern
+            .iter()
+            .filter(|p| p.regex.is_none())
+            .map(|p| p.source.as_str())
+            .collect();
+        let additional = match &self.additional_properties {
+            Some(Additional::Schema(s)) => Some(s.as_ref()),
+            _ => None,
+        };
+        let children = self
+            .properties
+            .values()
+            .chain(self.items.as_deref())
+            .chain(additional)
+            .chain(&self.all_of)
+            .chain(&self.any_of)
+            .chain(&self.one_of)
+            .chain(self.not.as_deref());
+        for child in children {
+            out.extend(child.unenforced_patterns());
+        }
+        out
+    }
+
     /// The schema of the value under `key` of an object: its property, else the
     /// `additionalProperties` schema.
     pub fn property(&self, key: &str) -> Option<&Schema> {
@@ -139,52 +167,6 @@ impl Schema {
                 _ => None,
             })
     }
-}
-
-/// Go's regexp (RE2) Perl classes are ASCII-only, Rust's are Unicode: `\d`, `\s`, `\w`
-/// and `\b` (and their negations) are rewritten to their ASCII sets, inside and outside
-/// bracket classes (the regex crate accepts a nested class inside a class).
-fn go_perl_classes(pattern: &str) -> String {
-    let mut out = String::with_capacity(pattern.len() + 16);
-    let mut chars = pattern.chars();
-    let mut class_depth = 0usize;
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => match chars.next() {
-                Some(e @ ('d' | 'D' | 's' | 'S' | 'w' | 'W')) => {
-                    let set = match e.to_ascii_lowercase() {
-                        'd' => "0-9",
-                        's' => "\\t\\n\\f\\r ",
-                        _ => "0-9A-Za-z_",
-                    };
-                    let negated = e.is_ascii_uppercase();
-                    match (class_depth > 0, negated) {
-                        (true, false) => out.push_str(set),
-                        (_, true) => out.push_str(&format!("[^{set}]")),
-                        (false, false) => out.push_str(&format!("[{set}]")),
-                    }
-                }
-                Some(e @ ('b' | 'B')) if class_depth == 0 => {
-                    out.push_str(&format!("(?-u:\\{e})"));
-                }
-                Some(e) => {
-                    out.push('\\');
-                    out.push(e);
-                }
-                None => out.push('\\'),
-            },
-            '[' => {
-                class_depth += 1;
-                out.push(c);
-            }
-            ']' if class_depth > 0 => {
-                class_depth -= 1;
-                out.push(c);
-            }
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 fn string(map: &Map<String, Value>, key: &str) -> Option<String> {
@@ -272,28 +254,12 @@ mod tests {
     }
 
     #[test]
-    fn go_perl_classes_are_ascii_like_go() {
-        let cases = [
-            ("digit", r"^\d+$", "123", true),
-            ("arabic digit is not a Go digit", r"^\d+$", "\u{663}", false),
-            ("digit in class", r"^[\d.]+$", "1.2", true),
-            ("non-ascii space", r"^\s$", "\u{a0}", false),
-            ("ascii space", r"^a\sb$", "a b", true),
-            ("word", r"^\w+$", "ab_9", true),
-            ("unicode letter is not a word char", r"^\w+$", "é", false),
-            ("negated in class", r"^[\Da]+$", "xa", true),
-            ("escaped backslash kept", r"^\\d$", "\\d", true),
-            ("word boundary", r"\bfoo\b", "a foo b", true),
-        ];
-        for (name, pattern, input, want) in cases {
-            let s = Schema::parse(&json!({"type": "string", "pattern": pattern}));
-            let re = s.pattern.and_then(|p| p.regex).unwrap();
-            assert_eq!(
-                re.is_match(input),
-                want,
-                "case {name}: {pattern} on {input:?}"
-            );
-        }
+    fn unenforced_patterns_lists_what_the_engine_cannot_compile() {
+        // Go allows a capture name twice; the regex crate does not.
+        let s = Schema::parse(&json!({"type": "object", "properties": {
+            "a": {"type": "string", "pattern": "(?P<n>x)|(?P<n>y)"},
+            "b": {"type": "array", "items": {"type": "string", "pattern": "^ok$"}}}}));
+        assert_eq!(s.unenforced_patterns(), vec!["(?P<n>x)|(?P<n>y)"]);
     }
 
     #[test]
