@@ -232,7 +232,8 @@ fn served_version(
     })
 }
 
-/// The version's compiled schema; patterns the regex crate cannot run are logged.
+/// The version's compiled schema; unrecognized formats (kube warns about them at
+/// definition create) and patterns the regex crate cannot run are logged.
 fn compile_schema(
     group: &str,
     kind: &str,
@@ -240,6 +241,15 @@ fn compile_schema(
     schema: Option<&serde_json::Value>,
 ) -> crate::schema::Schema {
     let compiled = schema.map(crate::schema::Schema::parse).unwrap_or_default();
+    for format in compiled.unrecognized_formats() {
+        tracing::warn!(
+            group,
+            kind,
+            version,
+            format,
+            "unrecognized format: not checked, as in kube"
+        );
+    }
     for pattern in compiled.unenforced_patterns() {
         tracing::warn!(
             group,

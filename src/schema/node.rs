@@ -129,15 +129,10 @@ impl Schema {
         }
     }
 
-    /// Patterns Go accepts (the structural check passed) that the regex crate cannot
-    /// compile even after translation: these are not enforced, so start-up warns.
-    pub fn unenforced_patterns(&self) -> Vec<&str> {
-        let mut out: Vec<&str> = self
-            .pattern
-            .iter()
-            .filter(|p| p.regex.is_none())
-            .map(|p| p.source.as_str())
-            .collect();
+    /// Calls `f` on this node and every node below it (properties, items,
+    /// additionalProperties and the value validations' schemas).
+    pub fn visit<'a>(&'a self, f: &mut impl FnMut(&'a Schema)) {
+        f(self);
         let additional = match &self.additional_properties {
             Some(Additional::Schema(s)) => Some(s.as_ref()),
             _ => None,
@@ -152,8 +147,32 @@ impl Schema {
             .chain(&self.one_of)
             .chain(self.not.as_deref());
         for child in children {
-            out.extend(child.unenforced_patterns());
+            child.visit(f);
         }
+    }
+
+    /// Patterns Go accepts (the structural check passed) that the regex crate cannot
+    /// compile even after translation: these are not enforced, so start-up warns.
+    pub fn unenforced_patterns(&self) -> Vec<&str> {
+        let mut out = Vec::new();
+        self.visit(&mut |node| {
+            if let Some(p) = node.pattern.as_ref().filter(|p| p.regex.is_none()) {
+                out.push(p.source.as_str());
+            }
+        });
+        out
+    }
+
+    /// Formats kube does not check for their node's type (kube warns about them when
+    /// the definition is created and ignores them in validation).
+    pub fn unrecognized_formats(&self) -> Vec<&str> {
+        let mut out = Vec::new();
+        self.visit(&mut |node| {
+            if !node.format.is_empty() && !super::formats::is_recognized(&node.type_, &node.format)
+            {
+                out.push(node.format.as_str());
+            }
+        });
         out
     }
 
@@ -260,6 +279,16 @@ mod tests {
             "a": {"type": "string", "pattern": "(?P<n>x)|(?P<n>y)"},
             "b": {"type": "array", "items": {"type": "string", "pattern": "^ok$"}}}}));
         assert_eq!(s.unenforced_patterns(), vec!["(?P<n>x)|(?P<n>y)"]);
+    }
+
+    #[test]
+    fn unrecognized_formats_lists_formats_kube_ignores() {
+        let s = Schema::parse(&json!({"type": "object", "properties": {
+            "a": {"type": "string", "format": "email"},
+            "b": {"type": "string", "format": "colour"},
+            "c": {"type": "integer", "format": "int32"},
+            "d": {"type": "integer", "format": "date"}}}));
+        assert_eq!(s.unrecognized_formats(), vec!["colour", "date"]);
     }
 
     #[test]
