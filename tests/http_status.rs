@@ -167,7 +167,7 @@ async fn oversized_body_request_entity_too_large() {
 }
 
 #[tokio::test]
-async fn json_patch_nesting_and_operation_limits_reject_without_change() {
+async fn json_patch_nesting_copy_and_operation_limits_reject_without_change() {
     let server = Server::start();
     let c = server.client();
     let (code, created) = send(c.post(server.url(CT)).json(&crontab("deep"))).await;
@@ -201,6 +201,19 @@ async fn json_patch_nesting_and_operation_limits_reject_without_change() {
         body["message"],
         "The allowed maximum operations in a JSON patch is 10000, got 10001"
     );
+    // Each copy doubles spec (40 doublings would need terabytes): kube stops copies
+    // adding more than 3 MiB in one patch.
+    let doubling: Vec<Value> = (0..40)
+        .map(|i| json!({"op": "copy", "from": "/spec", "path": format!("/spec/b{i}")}))
+        .collect();
+    let (code, body) = send(patch(Value::Array(doubling).to_string())).await;
+    assert_status(
+        &body,
+        422,
+        "Invalid",
+        "the server rejected our request due to an error in our request",
+    );
+    assert_eq!(code, 422);
     let (_, now) = send(c.get(server.url(&format!("{CT}/deep")))).await;
     assert_eq!(now, created, "nothing changed");
 }

@@ -191,12 +191,56 @@ fn apply_json_patch(
         )));
     }
     let mut doc = current.clone();
+    let mut copied = 0;
     for op in ops {
         check_nesting_at(op_nesting(&doc, op))?;
+        if let json_patch::PatchOperation::Copy(c) = op {
+            // kube's AccumulatedCopySizeLimit: copies could otherwise double the
+            // document with every operation.
+            let size = doc
+                .pointer(c.from.as_str())
+                .map_or(0, |v| encoded_size(v, MAX_COPY_BYTES - copied));
+            copied += size;
+            if copied > MAX_COPY_BYTES {
+                return Err(unprocessable(format!(
+                    "Unable to complete the copy, the accumulated size increase of copy is {copied}, exceeding the limit {MAX_COPY_BYTES}"
+                )));
+            }
+        }
         json_patch::patch(&mut doc, std::slice::from_ref(op))
             .map_err(|e| unprocessable(e.to_string()))?;
     }
     Ok(doc)
+}
+
+/// kube's limit on the bytes all `copy` operations of one JSON patch may add (3 MiB).
+const MAX_COPY_BYTES: usize = 3 * 1024 * 1024;
+
+/// The JSON-encoded size of a value, counted only until it passes `limit`.
+fn encoded_size(value: &Value, limit: usize) -> usize {
+    fn walk(value: &Value, total: &mut usize, limit: usize) {
+        if *total > limit {
+            return;
+        }
+        match value {
+            Value::Array(items) => {
+                *total += 2 + items.len().saturating_sub(1);
+                items.iter().for_each(|v| walk(v, total, limit));
+            }
+            Value::Object(map) => {
+                *total += 2 + map.len().saturating_sub(1);
+                for (k, v) in map {
+                    *total += k.len() + 3;
+                    walk(v, total, limit);
+                }
+            }
+            Value::String(s) => *total += s.len() + 2,
+            other => *total += other.to_string().len(),
+        }
+    }
+    let mut total = 0;
+    walk(value, &mut total, limit);
+    total
 }
 
 /// How deep the value an operation writes reaches: its path plus the written value.
