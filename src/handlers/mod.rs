@@ -4,6 +4,7 @@
 //! request info → authentication → authorization → dispatch → one error conversion.
 
 pub mod admit;
+pub mod change;
 pub mod collection;
 pub mod context;
 pub mod discovery;

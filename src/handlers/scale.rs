@@ -7,9 +7,10 @@ use serde_json::{Value, json};
 
 use crate::crd::catalog::ScalePaths;
 use crate::error::{ApiError, FieldError};
+use crate::handlers::change::Change;
 use crate::handlers::context::{Target, conflict};
 use crate::handlers::object::read;
-use crate::handlers::write::{Change, invalid, write_target};
+use crate::handlers::write::{invalid, write_target};
 use crate::handlers::{AppState, Call, Reply, admit};
 use crate::meta::lifecycle;
 use crate::meta::object as obj;
@@ -107,7 +108,7 @@ pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
 
 pub async fn patch(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
     let format = patch_format(call.header("content-type"))?;
-    let patch = crate::handlers::write::decode_patch(&call.body)?;
+    let patch = crate::handlers::change::decode_patch(&call.body)?;
     let change = Change::Patch(format, patch);
     write_scale(state, call, ctx, |scale| change.apply(scale)).await
 }
