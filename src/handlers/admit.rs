@@ -32,7 +32,7 @@ pub fn coerce_body(
     mut problems: Vec<String>,
     directive: FieldValidation,
 ) -> Result<Vec<String>, ApiError> {
-    problems.extend(unknown_fields(ctx, object));
+    problems.extend(unknown_fields(ctx, object, directive));
     default::default(object, &ctx.version().structural);
     match directive {
         FieldValidation::Strict if !problems.is_empty() => Err(ApiError::BadRequest(format!(
@@ -69,7 +69,7 @@ pub fn coerce_patched(
 ) -> Result<Vec<String>, ApiError> {
     // The patched document as kube prints it: encoded before pruning.
     let patched = matches!(directive, FieldValidation::Strict).then(|| object.to_string());
-    problems.extend(unknown_fields(ctx, object));
+    problems.extend(unknown_fields(ctx, object, directive));
     default::default(object, &ctx.version().structural);
     match (directive, patched) {
         (FieldValidation::Strict, Some(document)) if !problems.is_empty() => {
@@ -89,9 +89,15 @@ pub fn coerce_patched(
     }
 }
 
-/// Prunes and reports what the schema does not know, as `unknown field "<path>"`.
-fn unknown_fields(ctx: &Target, object: &mut Value) -> Vec<String> {
-    prune::prune(object, &ctx.version().structural)
+/// Prunes and reports what the schema does not know, as `unknown field "<path>"`
+/// (nothing, and no path rendered, when the directive ignores them).
+fn unknown_fields(ctx: &Target, object: &mut Value, directive: FieldValidation) -> Vec<String> {
+    let schema = &ctx.version().structural;
+    if matches!(directive, FieldValidation::Ignore) {
+        prune::prune_silently(object, schema);
+        return Vec::new();
+    }
+    prune::prune(object, schema)
         .into_iter()
         // kube's `unknown field "%s"`: the path is not escaped.
         .map(|path| format!("unknown field \"{path}\""))
@@ -102,7 +108,7 @@ fn unknown_fields(ctx: &Target, object: &mut Value) -> Vec<String> {
 /// (defaults added since it was written show up without a write).
 pub fn coerce_stored(ctx: &Target, object: &mut Value) {
     let schema = &ctx.version().structural;
-    prune::prune(object, schema);
+    prune::prune_silently(object, schema);
     default::default(object, schema);
 }
 

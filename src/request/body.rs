@@ -10,6 +10,13 @@ pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
 /// Deepest nesting accepted in a decoded body.
 pub const MAX_NESTING: usize = 100;
 
+/// Parser events (and nodes) a YAML body may produce: serde-saphyr's default of 250,000
+/// nodes rejects bodies kube accepts (`"- 1\n" × 300000` is 1.2 MB). A node takes at
+/// least one byte of input in every form but the densest (`{a,b}`: two per two bytes),
+/// so twice the body limit admits every body within it; alias replays stay capped by
+/// serde-saphyr's alias limits (1,000,000 replayed events) and are counted here too.
+const YAML_MAX_EVENTS: usize = 2 * MAX_BODY_BYTES + 1_000_000;
+
 /// Decodes an object body (create, update) in JSON or YAML.
 pub fn decode_object(body: &[u8], format: BodyFormat) -> Result<Value, ApiError> {
     let value = match format {
@@ -38,6 +45,10 @@ fn decode_yaml(body: &[u8]) -> Result<Value, ApiError> {
     // kube's YAML decoding keeps the last of duplicate keys; fieldValidation reports them.
     let options = serde_saphyr::options! {
         duplicate_keys: serde_saphyr::options::DuplicateKeyPolicy::LastWins,
+        budget: serde_saphyr::budget! {
+            max_events: YAML_MAX_EVENTS,
+            max_nodes: YAML_MAX_EVENTS,
+        },
     };
     serde_saphyr::from_str_with_options::<Value>(text, options)
         .map_err(|e| ApiError::BadRequest(format!("error decoding YAML: {e}")))
@@ -113,5 +124,23 @@ mod tests {
                 .code(),
             400
         );
+    }
+
+    #[test]
+    fn decode_object_yaml_beyond_default_node_budget_accepted() {
+        let body = format!("a:\n{}", "- 1\n".repeat(300_000));
+        let value = decode_object(body.as_bytes(), BodyFormat::Yaml).unwrap();
+        assert_eq!(value["a"].as_array().map(Vec::len), Some(300_000));
+    }
+
+    #[test]
+    fn decode_object_yaml_alias_bomb_rejected() {
+        let mut body = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..9 {
+            let prev = format!("*a{}", i - 1);
+            body.push_str(&format!("a{i}: &a{i} [{}]\n", vec![prev; 10].join(", ")));
+        }
+        let err = decode_object(body.as_bytes(), BodyFormat::Yaml).unwrap_err();
+        assert_eq!(err.code(), 400);
     }
 }

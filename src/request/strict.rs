@@ -9,8 +9,14 @@ use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use crate::gofmt::quote;
 
-/// kube's strict JSON decoder keeps at most this many errors.
+/// kube's strict JSON decoder keeps at most this many errors (sigs.k8s.io/json
+/// `saveStrictError`).
 const MAX_ERRORS: usize = 100;
+
+/// Bytes of duplicate-field errors kept at most (plus the one crossing it): a deliberate
+/// deviation from kube, whose only cap is [`MAX_ERRORS`], so that a megabyte-long key
+/// above many duplicated fields is not copied into a hundred errors.
+const MAX_ERROR_BYTES: usize = 1 << 20;
 
 /// The strict-decoding errors for duplicate fields in `body`, to be joined with `", "`
 /// after `strict decoding error: ` (unknown fields follow them):
@@ -131,10 +137,12 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let mut seen = Seen::default();
+        // Keys of this map already reported: their path is rendered once.
+        let mut reported = HashSet::new();
         while let Some(key) = map.next_key_seed(Key)? {
             let path = Path::Key(self.path, &key);
             let new = seen.is_new(&key);
-            if !new && self.found.len() < MAX_ERRORS {
+            if !new && has_room(self.found) && reported.insert(key.clone()) {
                 let mut rendered = String::new();
                 path.write(&mut rendered);
                 let error = format!("duplicate field {}", quote(&rendered));
@@ -152,6 +160,11 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
         }
         Ok(())
     }
+}
+
+/// Whether another error may be kept: fewer than [`MAX_ERRORS`] and [`MAX_ERROR_BYTES`].
+fn has_room(found: &[String]) -> bool {
+    found.len() < MAX_ERRORS && found.iter().map(String::len).sum::<usize>() < MAX_ERROR_BYTES
 }
 
 /// The keys of one object so far: a list while short, a set beyond.
@@ -260,5 +273,25 @@ mod tests {
             duplicate_fields(body.as_bytes(), false),
             [r#"duplicate field "k39""#]
         );
+    }
+
+    #[test]
+    fn duplicate_fields_json_repeated_under_long_key_rendered_once() {
+        let key = "k".repeat(1_500_000);
+        let body = format!(r#"{{"{key}":{{{}}}}}"#, vec![r#""a":1"#; 50_000].join(","));
+        let want = format!(r#"duplicate field "{key}.a""#);
+        assert_eq!(duplicate_fields(body.as_bytes(), false), [want]);
+    }
+
+    #[test]
+    fn duplicate_fields_json_capped_by_count_and_bytes() {
+        let items = vec![r#"{"a":1,"a":2}"#; 300].join(",");
+        let found = duplicate_fields(format!(r#"{{"l":[{items}]}}"#).as_bytes(), false);
+        assert_eq!(found.len(), MAX_ERRORS);
+        assert_eq!(found[99], r#"duplicate field "l[99].a""#);
+        let key = "k".repeat(600_000);
+        let found = duplicate_fields(format!(r#"{{"{key}":[{items}]}}"#).as_bytes(), false);
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[1], format!(r#"duplicate field "{key}[1].a""#));
     }
 }

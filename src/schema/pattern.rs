@@ -78,12 +78,12 @@ fn escape(chars: &[char], i: usize, in_class: bool, out: &mut String) -> usize {
         'b' | 'B' if !in_class => out.push_str(&format!("(?-u:\\{e})")),
         'Q' => {
             // Literal text up to `\E` (or the end).
-            let rest: String = chars[i + 1..].iter().collect();
-            let (literal, after) = match rest.find("\\E") {
-                Some(end) => (&rest[..end], i + 1 + rest[..end].chars().count() + 2),
-                None => (rest.as_str(), chars.len()),
+            let rest = &chars[i + 1..];
+            let (literal, after) = match rest.windows(2).position(|w| w == ['\\', 'E']) {
+                Some(end) => (&rest[..end], i + 1 + end + 2),
+                None => (rest, chars.len()),
             };
-            out.push_str(&regex::escape(literal));
+            out.push_str(&regex::escape(&literal.iter().collect::<String>()));
             return after;
         }
         _ => {
@@ -95,10 +95,14 @@ fn escape(chars: &[char], i: usize, in_class: bool, out: &mut String) -> usize {
 }
 
 /// Whether the text after a `{` completes a counted repetition (`n}`, `n,}`, `n,m}`).
+/// Only digits and commas are looked at, so the scan stays short.
 fn is_repetition(rest: &[char]) -> bool {
-    let Some(close) = rest.iter().position(|&c| c == '}') else {
+    let Some(close) = rest.iter().position(|&c| !c.is_ascii_digit() && c != ',') else {
         return false;
     };
+    if rest[close] != '}' {
+        return false;
+    }
     let inner: String = rest[..close].iter().collect();
     let mut parts = inner.splitn(2, ',');
     let min = parts.next().unwrap_or_default();
@@ -151,5 +155,16 @@ mod tests {
                 "case {name}: {pattern} on {input:?}"
             );
         }
+    }
+
+    #[test]
+    fn translate_many_braces_and_quotes_linear() {
+        // Sized so that rescanning the rest of the pattern per `{` or `\Q` would take long.
+        let braces = "a{".repeat(100_000);
+        assert!(translate(&braces) == "a\\{".repeat(100_000));
+        let quoted = "\\Qa.\\E".repeat(100_000);
+        assert!(translate(&quoted) == "a\\.".repeat(100_000));
+        let counted = "a{1,2}".repeat(100_000);
+        assert!(translate(&counted) == counted);
     }
 }

@@ -23,9 +23,31 @@ mod objectmeta;
 /// Returns the paths of the fields dropped as kube prints them in `unknown field "<path>"`:
 /// the root metadata's first (in key order), then the pruned ones sorted, then those of
 /// embedded metadata sorted.
+///
+/// Deliberate deviation for pathological input: paths stop being recorded once they hold
+/// [`PATH_TEXT_BUDGET`] bytes (a megabyte-long key would otherwise be copied into the
+/// path of every field pruned beneath it). The object is still pruned entirely, and a
+/// prune that drops anything reports at least one path.
 pub fn prune(object: &mut Value, schema: &Schema) -> Vec<String> {
+    prune_recording(object, schema, PATH_TEXT_BUDGET)
+}
+
+/// [`prune`] for callers that ignore the paths (`fieldValidation=Ignore`, stored objects
+/// read back): no path is rendered.
+pub fn prune_silently(object: &mut Value, schema: &Schema) {
+    prune_recording(object, schema, 0);
+}
+
+/// Bytes of path text [`prune`] records at most (plus the path that crosses it).
+pub const PATH_TEXT_BUDGET: usize = 1 << 20;
+
+fn prune_recording(object: &mut Value, schema: &Schema, budget: usize) -> Vec<String> {
     let Value::Object(root) = object else {
         return Vec::new();
+    };
+    let mut walk = Walk {
+        left: budget,
+        ..Walk::default()
     };
     let mut meta_paths = Vec::new();
     let metadata = root.remove_entry("metadata").map(|(key, mut meta)| {
@@ -35,11 +57,10 @@ pub fn prune(object: &mut Value, schema: &Schema) -> Vec<String> {
         reduce_object_meta(
             &mut meta,
             &Path::Prop(&Path::Root, "metadata"),
-            &mut meta_paths,
+            &mut Recorder::new(&mut meta_paths, &mut walk.left),
         );
         (key, meta)
     });
-    let mut walk = Walk::default();
     walk.prune(object, Some(schema), true, &Path::Root);
     prune_non_nullable_nulls_without_defaults(object, schema);
     if let (Some((key, meta)), Value::Object(root)) = (metadata, &mut *object) {
@@ -57,6 +78,28 @@ pub fn prune(object: &mut Value, schema: &Schema) -> Vec<String> {
 /// check that schema defaults are pruned.
 pub fn prune_value(value: &mut Value, schema: &Schema, is_resource_root: bool) {
     Walk::default().prune(value, Some(schema), is_resource_root, &Path::Root);
+}
+
+/// Where dropped paths go, rendered while the prune's byte budget lasts.
+struct Recorder<'a> {
+    list: &'a mut Vec<String>,
+    left: &'a mut usize,
+}
+
+impl<'a> Recorder<'a> {
+    fn new(list: &'a mut Vec<String>, left: &'a mut usize) -> Self {
+        Recorder { list, left }
+    }
+
+    /// Records `path` (see [`Path::render`]) unless the budget is spent.
+    fn record(&mut self, path: &Path, brackets: bool) {
+        if *self.left == 0 {
+            return;
+        }
+        let text = path.render(brackets);
+        *self.left = self.left.saturating_sub(text.len().max(1));
+        self.list.push(text);
+    }
 }
 
 /// Where a value sits, rendered into a string only when something there is dropped.
@@ -122,6 +165,8 @@ fn additional(schema: &Schema) -> Option<Option<&Schema>> {
 struct Walk {
     pruned: Vec<String>,
     embedded: Vec<String>,
+    /// Bytes of path text still to record (none by default).
+    left: usize,
 }
 
 impl Walk {
@@ -151,7 +196,7 @@ impl Walk {
                     }
                 }
                 for k in unknown {
-                    self.pruned.push(Path::Prop(path, &k).render(false));
+                    self.record_pruned(&Path::Prop(path, &k));
                     map.remove(&k);
                 }
             }
@@ -169,7 +214,7 @@ impl Walk {
         match x {
             Value::Object(map) => {
                 for k in map.keys() {
-                    self.pruned.push(Path::Prop(path, k).render(false));
+                    self.record_pruned(&Path::Prop(path, k));
                 }
                 map.clear();
             }
@@ -228,7 +273,12 @@ impl Walk {
             }
             *meta = Value::Object(Map::new());
         }
-        reduce_object_meta(meta, &Path::Prop(path, "metadata"), &mut self.embedded);
+        let mut out = Recorder::new(&mut self.embedded, &mut self.left);
+        reduce_object_meta(meta, &Path::Prop(path, "metadata"), &mut out);
+    }
+
+    fn record_pruned(&mut self, path: &Path) {
+        Recorder::new(&mut self.pruned, &mut self.left).record(path, false);
     }
 }
 

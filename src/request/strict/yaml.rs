@@ -1,7 +1,9 @@
 //! Duplicate keys of a YAML body as go-yaml v2's strict decoding reports them (the
 //! first error that kube's YAML serializer returns under `fieldValidation=Strict`).
 
+use std::collections::HashSet;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 
 use serde_saphyr::granit_parser::{Event, Options, Parser, ScalarStyle, Span};
 
@@ -43,7 +45,7 @@ pub(super) fn duplicates(body: &[u8]) -> Vec<String> {
             }
             Event::MappingStart(..) | Event::SequenceStart(..) => {
                 scan.begin(line);
-                let keys = matches!(event, Event::MappingStart(..)).then(Vec::new);
+                let keys = matches!(event, Event::MappingStart(..)).then(HashSet::new);
                 scan.frames.push(Frame {
                     keys,
                     state: State::Key,
@@ -94,7 +96,7 @@ struct YamlScan {
 
 /// An open collection; `keys` is `None` for a sequence.
 struct Frame {
-    keys: Option<Vec<YamlKey>>,
+    keys: Option<HashSet<YamlKey>>,
     state: State,
 }
 
@@ -143,11 +145,14 @@ impl YamlScan {
         };
         match std::mem::replace(state, State::Key) {
             State::InKey => *state = State::Value(key),
+            State::InValue(Some(YamlKey::Float(x)), _) if x.is_nan() => {}
             State::InValue(Some(key), line) if keys.contains(&key) => {
                 self.errors
                     .push(format!("line {line}: key {key} already set in map"));
             }
-            State::InValue(Some(key), _) => keys.push(key),
+            State::InValue(Some(key), _) => {
+                keys.insert(key);
+            }
             State::Value(key) => *state = State::Value(key),
             State::InValue(None, _) | State::Key => {}
         }
@@ -155,13 +160,39 @@ impl YamlScan {
 }
 
 /// A mapping key as go-yaml v2 resolves it into an `interface{}`.
-#[derive(PartialEq)]
 enum YamlKey {
     Null,
     Bool(bool),
     Int(i128),
     Float(f64),
     Str(String),
+}
+
+impl YamlKey {
+    /// What equality compares: floats by bits, `-0` as `0` (NaN keys never reach a set).
+    fn canonical(&self) -> (u8, i128, u64, &str) {
+        match self {
+            YamlKey::Null => (0, 0, 0, ""),
+            YamlKey::Bool(b) => (1, i128::from(*b), 0, ""),
+            YamlKey::Int(i) => (2, *i, 0, ""),
+            YamlKey::Float(x) => (3, 0, (if *x == 0.0 { 0.0 } else { *x }).to_bits(), ""),
+            YamlKey::Str(s) => (4, 0, 0, s),
+        }
+    }
+}
+
+impl PartialEq for YamlKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.canonical() == other.canonical()
+    }
+}
+
+impl Eq for YamlKey {}
+
+impl Hash for YamlKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.canonical().hash(state);
+    }
 }
 
 /// Go's `%#v` of the key.
@@ -338,6 +369,13 @@ mod tests {
                 &[],
             ),
             ("yaml_invalid_body_none", "a: [1\na: 2\n", &[]),
+            (
+                "yaml_negative_zero_key_equals_zero",
+                "-0.0: a\n0.0: b\n",
+                &["line 2: key 0 already set in map"],
+            ),
+            ("yaml_nan_keys_never_equal", ".nan: a\n.NaN: b\n", &[]),
+            ("yaml_int_and_float_keys_differ", "1: a\n1.0: b\n", &[]),
         ];
         for (name, body, want) in cases {
             let want = if want.is_empty() {
@@ -347,5 +385,15 @@ mod tests {
             };
             assert_eq!(duplicates(body.as_bytes()), want, "{name}");
         }
+    }
+
+    #[test]
+    fn duplicates_yaml_many_keys_found() {
+        let mut body: String = (0..100_000).map(|i| format!("k{i}: 1\n")).collect();
+        body.push_str("k7: 2\n");
+        assert_eq!(
+            duplicates(body.as_bytes()),
+            message(&[r#"line 100001: key "k7" already set in map"#])
+        );
     }
 }

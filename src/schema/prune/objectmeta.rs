@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::Path;
+use super::{Path, Recorder};
 
 /// How `ObjectMeta`, `OwnerReference` and `ManagedFieldsEntry` decode and re-encode a
 /// field (kube round-trips metadata through the Go type).
@@ -62,7 +62,7 @@ fn managed_fields_entry_field(key: &str) -> Option<Field> {
 /// Reduces a `metadata` object to what `ObjectMeta` keeps, recording the unknown fields
 /// (`metadata.foo`, `metadata.ownerReferences[0].bar`) in key order. Values of the wrong
 /// type are left for metadata validation.
-pub(super) fn reduce_object_meta(meta: &mut Value, path: &Path, out: &mut Vec<String>) {
+pub(super) fn reduce_object_meta(meta: &mut Value, path: &Path, out: &mut Recorder) {
     reduce_struct(meta, object_meta_field, path, out);
 }
 
@@ -70,14 +70,14 @@ fn reduce_struct(
     x: &mut Value,
     fields: fn(&str) -> Option<Field>,
     path: &Path,
-    out: &mut Vec<String>,
+    out: &mut Recorder,
 ) {
     let Value::Object(map) = x else {
         return;
     };
     map.retain(|k, v| match fields(k) {
         None => {
-            out.push(Path::Prop(path, k).render(true));
+            out.record(&Path::Prop(path, k), true);
             false
         }
         Some(field) => keep(field, v, &Path::Prop(path, k), out),
@@ -85,7 +85,7 @@ fn reduce_struct(
 }
 
 /// Normalises one known field; `false` when Go's encoding omits it.
-fn keep(field: Field, v: &mut Value, path: &Path, out: &mut Vec<String>) -> bool {
+fn keep(field: Field, v: &mut Value, path: &Path, out: &mut Recorder) -> bool {
     match (field, &mut *v) {
         (Field::Required, Value::Null) => {
             *v = Value::String(String::new());

@@ -165,3 +165,44 @@ fn prune_table() {
         assert_eq!(got, paths, "{name}");
     }
 }
+
+/// `spec.m` maps keys to objects with no known field; `key` holds `n` unknown fields.
+fn long_key_case(key: &str, n: usize) -> (Schema, Value) {
+    let schema = Schema::parse(&json!({"type": "object", "properties": {"spec": {
+        "type": "object", "properties": {"m": {"type": "object",
+            "additionalProperties": {"type": "object", "properties": {}}}}}}}));
+    let fields: Map<String, Value> = (0..n).map(|i| (format!("f{i}"), json!(1))).collect();
+    (schema, json!({"spec": {"m": {key: fields}}}))
+}
+
+#[test]
+fn prune_paths_under_long_key_recorded_within_budget() {
+    let key = "k".repeat(1_500_000);
+    let (schema, mut object) = long_key_case(&key, 50_000);
+    let paths = prune(&mut object, &schema);
+    assert_eq!(paths, vec![format!("spec.m.{key}.f0")]);
+    assert_eq!(object, json!({"spec": {"m": {key: {}}}}));
+}
+
+#[test]
+fn prune_paths_of_normal_objects_all_recorded() {
+    let (schema, mut object) = long_key_case("k", 50_000);
+    let paths = prune(&mut object, &schema);
+    assert_eq!(paths.len(), 50_000);
+    assert_eq!(paths[0], "spec.m.k.f0");
+}
+
+#[test]
+fn prune_silently_prunes_without_paths() {
+    let key = "k".repeat(1_500_000);
+    let (schema, mut object) = long_key_case(&key, 50_000);
+    let mut with_meta = object.clone();
+    with_meta["metadata"] = json!({"name": "a", "foo": 1});
+    prune_silently(&mut object, &schema);
+    assert_eq!(object, json!({"spec": {"m": {key.clone(): {}}}}));
+    prune_silently(&mut with_meta, &schema);
+    assert_eq!(
+        with_meta,
+        json!({"metadata": {"name": "a"}, "spec": {"m": {key: {}}}})
+    );
+}

@@ -7,19 +7,24 @@ use serde_json::{Map, Value};
 
 use super::embedded_meta;
 use super::path::{Seg, Trail};
+use super::sink::{Errors, LazyPath};
 use crate::crd::check::is_dns1035_label;
 use crate::error::FieldError;
 use crate::gofmt::{field_value, quote};
 use crate::schema::{Additional, Schema};
 
 /// Every embedded-resource problem in `object` (a whole custom object).
+/// Past the pass's error budget it stops (see `sink`).
 pub(super) fn check(schema: &Schema, object: &Value) -> Vec<FieldError> {
-    let mut out = Vec::new();
+    let mut out = Errors::default();
     walk(&mut Trail::new(), schema, object, &mut out);
-    out
+    out.into_vec()
 }
 
-fn walk<'v>(trail: &mut Trail<'v>, s: &'v Schema, value: &'v Value, out: &mut Vec<FieldError>) {
+fn walk<'v>(trail: &mut Trail<'v>, s: &'v Schema, value: &'v Value, out: &mut Errors) {
+    if out.full() {
+        return;
+    }
     match value {
         Value::Object(map) => {
             if s.embedded_resource {
@@ -59,43 +64,53 @@ pub(super) fn invalid(field: String, bad: &str, detail: &str) -> FieldError {
 }
 
 /// `validateEmbeddedResource` for one embedded object.
-fn resource(trail: &Trail<'_>, map: &Map<String, Value>, out: &mut Vec<FieldError>) {
+fn resource(trail: &Trail<'_>, map: &Map<String, Value>, out: &mut Errors) {
     for required in ["apiVersion", "kind"] {
         if !map.contains_key(required) {
             out.push(FieldError::required(&trail.child_field_path(required), ""));
         }
     }
     for (key, value) in map {
-        match key.as_str() {
-            "apiVersion" => out.extend(api_version(trail.child_field_path(key), value)),
-            "kind" => out.extend(kind(trail.child_field_path(key), value)),
-            "metadata" => embedded_meta::check(&trail.child_field_path(key), value, out),
-            _ => {}
+        let problem = match key.as_str() {
+            "apiVersion" => api_version(value),
+            "kind" => kind(value),
+            "metadata" => {
+                let render = || trail.child_field_path(key);
+                let path = LazyPath::new(&render);
+                embedded_meta::check(&path, value, out);
+                None
+            }
+            _ => None,
+        };
+        if let Some((bad, detail)) = problem {
+            out.push(invalid(trail.child_field_path(key), &bad, &detail));
         }
     }
 }
 
-fn api_version(field: String, value: &Value) -> Option<FieldError> {
+/// The shown value and the detail of an invalid `apiVersion`.
+fn api_version(value: &Value) -> Option<(String, String)> {
     let Value::String(text) = value else {
-        return Some(invalid(field, &field_value(value), "must be a string"));
+        return Some((field_value(value), "must be a string".into()));
     };
     if text.is_empty() {
-        return Some(invalid(field, "\"\"", "must not be empty"));
+        return Some(("\"\"".into(), "must not be empty".into()));
     }
     // `schema.ParseGroupVersion`: at most one slash.
     if text != "/" && text.matches('/').count() > 1 {
         let detail = format!("unexpected GroupVersion string: {text}");
-        return Some(invalid(field, &quote(text), &detail));
+        return Some((quote(text), detail));
     }
     None
 }
 
-fn kind(field: String, value: &Value) -> Option<FieldError> {
+/// The shown value and the detail of an invalid `kind`.
+fn kind(value: &Value) -> Option<(String, String)> {
     let Value::String(text) = value else {
-        return Some(invalid(field, &field_value(value), "must be a string"));
+        return Some((field_value(value), "must be a string".into()));
     };
     if text.is_empty() {
-        return Some(invalid(field, "\"\"", "must not be empty"));
+        return Some(("\"\"".into(), "must not be empty".into()));
     }
     let errs = is_dns1035_label(&text.to_lowercase());
     if errs.is_empty() {
@@ -105,5 +120,5 @@ fn kind(field: String, value: &Value) -> Option<FieldError> {
         "may have mixed case, but should otherwise match: {}",
         errs.join(",")
     );
-    Some(invalid(field, &quote(text), &detail))
+    Some((quote(text), detail))
 }

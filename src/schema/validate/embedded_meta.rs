@@ -6,6 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::embedded::invalid;
+use super::sink::{Errors, LazyPath};
 use crate::crd::check::is_dns1123_label;
 use crate::error::FieldError;
 use crate::gofmt::{field_value, marshal, quote};
@@ -15,7 +16,7 @@ use crate::selector::label::{label_key_errors, label_value_errors};
 const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
 
 /// Validates `meta` found at field path `path` (e.g. `spec.template.metadata`).
-pub(super) fn check(path: &str, meta: &Value, out: &mut Vec<FieldError>) {
+pub(super) fn check(path: &LazyPath, meta: &Value, out: &mut Errors) {
     let map = match meta {
         Value::Null => return,
         Value::Object(map) => map,
@@ -24,12 +25,16 @@ pub(super) fn check(path: &str, meta: &Value, out: &mut Vec<FieldError>) {
                 "json: cannot unmarshal {} into Go value of type v1.ObjectMeta",
                 json_kind(other)
             );
-            out.push(invalid(path.to_string(), &field_value(other), &detail));
+            out.push(invalid(
+                path.get().to_string(),
+                &field_value(other),
+                &detail,
+            ));
             return;
         }
     };
     if let Some(detail) = decode_error(map) {
-        out.push(invalid(path.to_string(), &field_value(meta), &detail));
+        out.push(invalid(path.get().to_string(), &field_value(meta), &detail));
         return;
     }
     names(path, map, out);
@@ -38,7 +43,7 @@ pub(super) fn check(path: &str, meta: &Value, out: &mut Vec<FieldError>) {
     if !namespace.is_empty() {
         for msg in is_dns1123_label(namespace) {
             out.push(invalid(
-                format!("{path}.namespace"),
+                format!("{}.namespace", path.get()),
                 &quote(namespace),
                 &msg,
             ));
@@ -49,7 +54,7 @@ pub(super) fn check(path: &str, meta: &Value, out: &mut Vec<FieldError>) {
     {
         let detail = "must be greater than or equal to 0";
         out.push(invalid(
-            format!("{path}.generation"),
+            format!("{}.generation", path.get()),
             &generation.to_string(),
             detail,
         ));
@@ -57,7 +62,8 @@ pub(super) fn check(path: &str, meta: &Value, out: &mut Vec<FieldError>) {
     labels(path, map, out);
     annotations(path, map, out);
     if let Some(Value::Array(refs)) = map.get("ownerReferences") {
-        owner_references(&format!("{path}.ownerReferences"), refs, out);
+        let render = || format!("{}.ownerReferences", path.get());
+        owner_references(&LazyPath::new(&render), refs, out);
     }
     finalizers(path, map, out);
 }
@@ -121,13 +127,13 @@ fn decode_error(map: &Map<String, Value>) -> Option<String> {
 }
 
 /// `generateName` (path-segment prefix rules) and `name` (path-segment name rules).
-fn names(path: &str, map: &Map<String, Value>, out: &mut Vec<FieldError>) {
+fn names(path: &LazyPath, map: &Map<String, Value>, out: &mut Errors) {
     let text = |key: &str| map.get(key).and_then(Value::as_str).unwrap_or_default();
     let generate_name = text("generateName");
     if !generate_name.is_empty() {
         for msg in illegal_content(generate_name) {
             out.push(invalid(
-                format!("{path}.generateName"),
+                format!("{}.generateName", path.get()),
                 &quote(generate_name),
                 &msg,
             ));
@@ -140,7 +146,7 @@ fn names(path: &str, map: &Map<String, Value>, out: &mut Vec<FieldError>) {
         illegal_content(name)
     };
     for msg in name_errors {
-        out.push(invalid(format!("{path}.name"), &quote(name), &msg));
+        out.push(invalid(format!("{}.name", path.get()), &quote(name), &msg));
     }
 }
 
@@ -167,31 +173,37 @@ fn string_map<'m>(map: &'m Map<String, Value>, key: &str) -> Vec<(&'m String, &'
     pairs
 }
 
-fn labels(path: &str, map: &Map<String, Value>, out: &mut Vec<FieldError>) {
-    let field = format!("{path}.labels");
+fn labels(path: &LazyPath, map: &Map<String, Value>, out: &mut Errors) {
+    let field = || format!("{}.labels", path.get());
     for (key, value) in string_map(map, "labels") {
+        if out.full() {
+            return;
+        }
         for msg in label_key_errors(key) {
-            out.push(invalid(field.clone(), &quote(key), &msg));
+            out.push(invalid(field(), &quote(key), &msg));
         }
         for msg in label_value_errors(value) {
-            out.push(invalid(field.clone(), &quote(value), &msg));
+            out.push(invalid(field(), &quote(value), &msg));
         }
     }
 }
 
-fn annotations(path: &str, map: &Map<String, Value>, out: &mut Vec<FieldError>) {
-    let field = format!("{path}.annotations");
+fn annotations(path: &LazyPath, map: &Map<String, Value>, out: &mut Errors) {
+    let field = || format!("{}.annotations", path.get());
     let mut total = 0;
     for (key, value) in string_map(map, "annotations") {
+        if out.full() {
+            return;
+        }
         for msg in label_key_errors(&key.to_lowercase()) {
-            out.push(invalid(field.clone(), &quote(key), &msg));
+            out.push(invalid(field(), &quote(key), &msg));
         }
         total += key.len() + value.len();
     }
     if total > TOTAL_ANNOTATION_SIZE_LIMIT {
         out.push(FieldError {
             reason: "FieldValueTooLong",
-            field,
+            field: field(),
             detail: format!("Too long: may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
         });
     }
@@ -199,10 +211,13 @@ fn annotations(path: &str, map: &Map<String, Value>, out: &mut Vec<FieldError>) 
 
 /// `ValidateOwnerReferences`: required fields, a parsable apiVersion, no Event owner,
 /// at most one controller.
-fn owner_references(field: &str, refs: &[Value], out: &mut Vec<FieldError>) {
-    let mut first_controller: Option<String> = None;
+fn owner_references(field: &LazyPath, refs: &[Value], out: &mut Errors) {
+    let mut controllers = Controllers::default();
     for (i, owner) in refs.iter().enumerate() {
-        let at = format!("{field}[{i}]");
+        if out.full() {
+            return;
+        }
+        let at = || format!("{}[{i}]", field.get());
         let text = |key: &str| owner.get(key).and_then(Value::as_str).unwrap_or_default();
         let api_version = text("apiVersion");
         // `schema.ParseGroupVersion`: at most one slash, and a version after it.
@@ -210,13 +225,13 @@ fn owner_references(field: &str, refs: &[Value], out: &mut Vec<FieldError>) {
         let version = api_version.rsplit('/').next().unwrap_or_default();
         if api_version.is_empty() {
             out.push(FieldError::required(
-                &format!("{at}.apiVersion"),
+                &format!("{}.apiVersion", at()),
                 "must not be empty",
             ));
         } else if slashes > 1 || version.is_empty() {
             let detail = "must be <group>/<version> or <version>";
             out.push(invalid(
-                format!("{at}.apiVersion"),
+                format!("{}.apiVersion", at()),
                 &quote(api_version),
                 detail,
             ));
@@ -224,32 +239,55 @@ fn owner_references(field: &str, refs: &[Value], out: &mut Vec<FieldError>) {
         for key in ["kind", "name", "uid"] {
             if text(key).is_empty() {
                 out.push(FieldError::required(
-                    &format!("{at}.{key}"),
+                    &format!("{}.{key}", at()),
                     "must not be empty",
                 ));
             }
         }
         if matches!(api_version, "v1" | "/v1") && text("kind") == "Event" {
             let detail = "/v1, Kind=Event is disallowed from being an owner";
-            out.push(invalid(at.clone(), &owner_json(owner), detail));
+            out.push(invalid(at(), &owner_json(owner), detail));
         }
         if owner.get("controller").and_then(Value::as_bool) == Some(true) {
             let current = format!("{}/{}", text("kind"), text("name"));
-            match &first_controller {
-                Some(first) => {
-                    let all: Vec<String> = refs.iter().map(owner_json).collect();
-                    let detail = format!(
-                        "Only one reference can have Controller set to true. Found \"true\" in references for {first} and {current}"
-                    );
-                    out.push(invalid(
-                        field.to_string(),
-                        &format!("[{}]", all.join(",")),
-                        &detail,
-                    ));
-                }
-                None => first_controller = Some(current),
-            }
+            controllers.found(field, refs, current, out);
         }
+    }
+}
+
+/// Bytes of text the "only one controller" errors of one list may repeat. Each error
+/// carries the whole list, so thousands of controller references would cost gigabytes:
+/// past this budget further ones go unreported (a deliberate deviation from kube, which
+/// reports every one, for pathological input only; at least one is always reported).
+const CONTROLLER_ERRORS_BUDGET: usize = 1 << 20;
+
+/// The controller references of one list: the first one, then an error per further one.
+#[derive(Default)]
+struct Controllers {
+    first: Option<String>,
+    /// The list as the errors print it, rendered once.
+    all: Option<String>,
+    spent: usize,
+}
+
+impl Controllers {
+    fn found(&mut self, field: &LazyPath, refs: &[Value], current: String, out: &mut Errors) {
+        let Some(first) = &self.first else {
+            self.first = Some(current);
+            return;
+        };
+        if self.spent >= CONTROLLER_ERRORS_BUDGET {
+            return;
+        }
+        let all = self.all.get_or_insert_with(|| {
+            let all: Vec<String> = refs.iter().map(owner_json).collect();
+            format!("[{}]", all.join(","))
+        });
+        let detail = format!(
+            "Only one reference can have Controller set to true. Found \"true\" in references for {first} and {current}"
+        );
+        self.spent += all.len() + detail.len();
+        out.push(invalid(field.get().to_string(), all, &detail));
     }
 }
 
@@ -270,23 +308,26 @@ fn owner_json(owner: &Value) -> String {
     format!("{{{}}}", fields.join(","))
 }
 
-fn finalizers(path: &str, map: &Map<String, Value>, out: &mut Vec<FieldError>) {
+fn finalizers(path: &LazyPath, map: &Map<String, Value>, out: &mut Errors) {
     let Some(Value::Array(items)) = map.get("finalizers") else {
         return;
     };
-    let field = format!("{path}.finalizers");
+    let field = || format!("{}.finalizers", path.get());
     let names: Vec<&str> = items
         .iter()
         .map(|v| v.as_str().unwrap_or_default())
         .collect();
     for name in &names {
+        if out.full() {
+            return;
+        }
         for msg in label_key_errors(name) {
-            out.push(invalid(field.clone(), &quote(name), &msg));
+            out.push(invalid(field(), &quote(name), &msg));
         }
     }
     if names.contains(&"orphan") && names.contains(&"foregroundDeletion") {
         let shown = marshal(&Value::from(names.clone()));
         let detail = "finalizer orphan and foregroundDeletion cannot be both set";
-        out.push(invalid(field, &shown, detail));
+        out.push(invalid(field(), &shown, detail));
     }
 }

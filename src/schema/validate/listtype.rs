@@ -7,24 +7,26 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::path::{Seg, Trail};
+use super::sink::Errors;
 use crate::error::FieldError;
 use crate::gofmt::{Num, field_value, marshal};
 use crate::schema::{Additional, Schema};
 
-/// Every list-type violation in `object` (a whole custom object).
+/// Every list-type violation in `object` (a whole custom object); past the pass's error
+/// budget it stops (see `sink`).
 pub(super) fn check(schema: &Schema, object: &Value) -> Vec<FieldError> {
-    let mut out = Vec::new();
+    let mut out = Errors::default();
     if let Value::Object(map) = object {
         object_fields(&mut Trail::new(), schema, map, &mut out);
     }
-    out
+    out.into_vec()
 }
 
 fn object_fields<'v>(
     trail: &mut Trail<'v>,
     s: &'v Schema,
     map: &'v Map<String, Value>,
-    out: &mut Vec<FieldError>,
+    out: &mut Errors,
 ) {
     if let Some(Additional::Schema(extra)) = &s.additional_properties {
         for (key, value) in map {
@@ -42,12 +44,10 @@ fn object_fields<'v>(
     }
 }
 
-fn one_value<'v>(
-    trail: &mut Trail<'v>,
-    s: &'v Schema,
-    value: &'v Value,
-    out: &mut Vec<FieldError>,
-) {
+fn one_value<'v>(trail: &mut Trail<'v>, s: &'v Schema, value: &'v Value, out: &mut Errors) {
+    if out.full() {
+        return;
+    }
     match value {
         Value::Array(items) => array(trail, s, items, out),
         Value::Object(map) => object_fields(trail, s, map, out),
@@ -55,15 +55,18 @@ fn one_value<'v>(
     }
 }
 
-fn array<'v>(trail: &mut Trail<'v>, s: &'v Schema, items: &'v [Value], out: &mut Vec<FieldError>) {
+fn array<'v>(trail: &mut Trail<'v>, s: &'v Schema, items: &'v [Value], out: &mut Errors) {
     match s.list_type.as_deref() {
         Some("set") => {
             let keys: Vec<SetKey<'_>> = items.iter().map(SetKey::of).collect();
             for i in non_unique(&keys) {
+                if out.full() {
+                    break;
+                }
                 out.push(at_index(trail, i, duplicate(field_value(&items[i]))));
             }
         }
-        Some("map") => out.extend(list_map(trail, &s.list_map_keys, items)),
+        Some("map") => list_map(trail, &s.list_map_keys, items, out),
         _ => {}
     }
     if let Some(item_schema) = &s.items {
@@ -140,16 +143,17 @@ fn at_index(
     }
 }
 
-fn list_map<'v>(trail: &mut Trail<'v>, keys: &[String], items: &'v [Value]) -> Vec<FieldError> {
+fn list_map<'v>(trail: &mut Trail<'v>, keys: &[String], items: &'v [Value], out: &mut Errors) {
     if let Some(i) = items.iter().position(|x| !x.is_null() && !x.is_object()) {
         let detail = format!(
             "Invalid value: {}: must be an object for an array of list-type map",
             field_value(&items[i])
         );
-        return vec![at_index(trail, i, ("FieldValueInvalid", detail))];
+        out.push(at_index(trail, i, ("FieldValueInvalid", detail)));
+        return;
     }
     if items.len() <= 1 {
-        return Vec::new();
+        return;
     }
     if let [key] = keys {
         let values: Vec<Option<&Value>> = items
@@ -160,16 +164,17 @@ fn list_map<'v>(trail: &mut Trail<'v>, keys: &[String], items: &'v [Value]) -> V
             .iter()
             .map(|v| v.map_or(SetKey::Unspecified, SetKey::of))
             .collect();
-        return non_unique(&set_keys)
-            .into_iter()
-            .map(|i| {
-                let shown = match values[i] {
-                    None => "{}".to_string(),
-                    Some(v) => marshal(&Value::Object(Map::from_iter([(key.clone(), v.clone())]))),
-                };
-                at_index(trail, i, duplicate(shown))
-            })
-            .collect();
+        for i in non_unique(&set_keys) {
+            if out.full() {
+                break;
+            }
+            let shown = match values[i] {
+                None => "{}".to_string(),
+                Some(v) => marshal(&Value::Object(Map::from_iter([(key.clone(), v.clone())]))),
+            };
+            out.push(at_index(trail, i, duplicate(shown)));
+        }
+        return;
     }
     let key_json: Vec<String> = items
         .iter()
@@ -185,8 +190,10 @@ fn list_map<'v>(trail: &mut Trail<'v>, keys: &[String], items: &'v [Value]) -> V
         .iter()
         .map(|j| SetKey::Compound(j.clone()))
         .collect();
-    non_unique(&set_keys)
-        .into_iter()
-        .map(|i| at_index(trail, i, duplicate(key_json[i].clone())))
-        .collect()
+    for i in non_unique(&set_keys) {
+        if out.full() {
+            break;
+        }
+        out.push(at_index(trail, i, duplicate(key_json[i].clone())));
+    }
 }

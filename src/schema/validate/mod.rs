@@ -14,7 +14,8 @@
 //! - `result`: kube-openapi's result (dedup, match counts) already as field errors
 //! - `ratchet`: old-value correlation and the "unchanged" test
 //! - `embedded`, `embedded_meta`: embedded resources; `listtype`: sets and list-maps
-//! - `path`: lazily rendered paths (Go's value printing is [`crate::gofmt`])
+//! - `path`: lazily rendered paths (Go's value printing is [`crate::gofmt`]); `sink`:
+//!   the error budget of the embedded and list-type passes
 
 mod array;
 mod composition;
@@ -26,6 +27,7 @@ mod object;
 mod path;
 mod ratchet;
 mod result;
+mod sink;
 mod string;
 mod types;
 mod walk;

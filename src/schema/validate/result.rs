@@ -3,8 +3,16 @@
 //! its position and data and is only rendered — into kube-openapi's message and the
 //! field error `kubeOpenAPIResultToFieldErrors` makes of it — when that text is needed,
 //! so failing branches that a later `anyOf` branch makes moot cost no formatting.
+//!
+//! Deliberate deviation for pathological input: once the issues of one walk carry
+//! [`PATH_BUDGET`] bytes of path and data text (a megabyte-long map key is copied into
+//! the path of every error beneath it), further issues are kept unrendered ("muted"):
+//! they still make a value invalid but are not reported, unless nothing else is.
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
+use std::collections::HashSet;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::rc::Rc;
 
 use serde_json::Value;
 
@@ -47,18 +55,66 @@ pub(super) enum Kind<'v> {
     Forbidden(&'v str),
 }
 
+/// Bytes of path (and data) text the issues of one walk may carry before further issues
+/// are muted: far above what any 3 MiB body yields without a very long repeated key.
+pub(super) const PATH_BUDGET: usize = 16 << 20;
+
 /// One failure at a position.
 #[derive(Debug)]
 pub(super) struct Issue<'v> {
     path: Vec<Seg<'v>>,
     kind: Kind<'v>,
-    message: OnceCell<String>,
+    /// Past the walk's [`PATH_BUDGET`]: not rendered unless it is all there is.
+    muted: bool,
+    message: OnceCell<Message>,
+}
+
+/// A rendered message with its hash, so that deduplication hashes each text once.
+#[derive(Clone, Debug)]
+struct Message {
+    hash: u64,
+    text: Rc<str>,
+}
+
+impl Message {
+    fn new(text: String) -> Self {
+        let mut hasher = DefaultHasher::new();
+        text.hash(&mut hasher);
+        Message {
+            hash: hasher.finish(),
+            text: text.into(),
+        }
+    }
+}
+
+impl PartialEq for Message {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash && self.text == other.text
+    }
+}
+
+impl Eq for Message {}
+
+impl Hash for Message {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
 }
 
 impl<'v> Issue<'v> {
     /// kube-openapi's message: the text errors are deduplicated by.
     fn message(&self) -> &str {
-        self.message.get_or_init(|| self.render_message())
+        &self.rendered().text
+    }
+
+    fn rendered(&self) -> &Message {
+        self.message
+            .get_or_init(|| Message::new(self.render_message()))
+    }
+
+    /// What deduplication compares: the message, or `None` for a muted issue.
+    fn dedup_key(&self) -> Option<&Message> {
+        (!self.muted).then(|| self.rendered())
     }
 
     fn render_message(&self) -> String {
@@ -199,23 +255,28 @@ fn too_many(actual: usize, max: i64) -> String {
 /// kube-openapi's `validate.Result`: errors plus the number of checks that passed.
 #[derive(Debug, Default)]
 pub(super) struct Outcome<'v> {
-    pub(super) issues: Vec<Issue<'v>>,
+    issues: Vec<Issue<'v>>,
     pub(super) matches: usize,
+    /// The messages of `issues[..indexed]`, for constant-time deduplication. A lone
+    /// issue is not indexed (nor rendered) until a second one arrives.
+    seen: HashSet<Message>,
+    indexed: usize,
+    /// Whether a muted issue is kept (muted issues count as one message).
+    muted: bool,
 }
 
 impl<'v> Outcome<'v> {
     pub(super) fn fail(issue: Issue<'v>) -> Self {
-        Outcome {
-            issues: vec![issue],
-            matches: 0,
-        }
+        let mut outcome = Outcome::default();
+        outcome.add(issue);
+        outcome
     }
 
     /// A result of one passed check.
     pub(super) fn passed() -> Self {
         Outcome {
-            issues: Vec::new(),
             matches: 1,
+            ..Outcome::default()
         }
     }
 
@@ -229,31 +290,99 @@ impl<'v> Outcome<'v> {
 
     /// Adds an error unless one with the same message is already there (`AddErrors`).
     pub(super) fn add(&mut self, issue: Issue<'v>) {
-        if self.issues.is_empty() || !self.issues.iter().any(|i| i.message() == issue.message()) {
-            self.issues.push(issue);
+        if issue.muted {
+            if !self.muted {
+                self.muted = true;
+                self.issues.push(issue);
+            }
+            return;
         }
+        if !self.issues.is_empty() {
+            for earlier in &self.issues[self.indexed..] {
+                if let Some(key) = earlier.dedup_key() {
+                    self.seen.insert(key.clone());
+                }
+            }
+            self.indexed = self.issues.len();
+            if let Some(key) = issue.dedup_key()
+                && !self.seen.insert(key.clone())
+            {
+                return;
+            }
+            self.indexed += 1;
+        }
+        self.issues.push(issue);
     }
 
     pub(super) fn merge(&mut self, other: Outcome<'v>) {
-        self.matches += other.matches;
-        for issue in other.issues {
-            self.add(issue);
+        let matches = self.matches + other.matches;
+        if self.issues.is_empty() {
+            // `other`'s issues are already distinct: take them with their index.
+            *self = other;
+        } else {
+            for issue in other.issues {
+                self.add(issue);
+            }
         }
+        self.matches = matches;
     }
 
     /// Ratcheting: the errors of an unchanged value become warnings, which kube drops.
     pub(super) fn ratchet(&mut self) {
         self.issues.clear();
+        self.seen.clear();
+        self.indexed = 0;
+        self.muted = false;
+    }
+
+    /// The field errors kube reports, `prefix` being the validator's field path. Muted
+    /// issues are left out unless no other issue is there to report the failure.
+    pub(super) fn into_errors(self, prefix: Option<&str>) -> Vec<FieldError> {
+        let only_muted = self.issues.iter().all(|i| i.muted);
+        self.issues
+            .into_iter()
+            .filter(|i| !i.muted || only_muted)
+            .take(if only_muted { 1 } else { usize::MAX })
+            .map(|i| i.into_error(prefix))
+            .collect()
     }
 }
 
 impl<'v> Walker<'v> {
-    /// A failure of `kind` at the current position.
+    /// A failure of `kind` at the current position, muted once the walk's issues carry
+    /// more than [`PATH_BUDGET`] bytes of text (the one crossing it is kept).
     pub(super) fn issue(&self, kind: Kind<'v>) -> Issue<'v> {
+        let path = self.trail.snapshot();
+        let left = self.budget.get();
+        self.budget.set(left.saturating_sub(text_len(&path, &kind)));
         Issue {
-            path: self.trail.snapshot(),
+            path,
             kind,
+            muted: left == 0,
             message: OnceCell::new(),
         }
     }
+}
+
+/// Roughly the bytes of path and data an issue's rendering repeats.
+fn text_len(path: &[Seg<'_>], kind: &Kind<'_>) -> usize {
+    let path_len: usize = path
+        .iter()
+        .map(|seg| match seg {
+            Seg::Prop(name) | Seg::Addl(name) => name.len() + 1,
+            Seg::Index(_) => 8,
+        })
+        .sum();
+    let data_len = match kind {
+        Kind::Type(a, b) => a.len() + b.len(),
+        Kind::Required(key) | Kind::Forbidden(key) => key.len(),
+        Kind::Body(bad, text) => bad.len() + text.len(),
+        _ => 0,
+    };
+    path_len + data_len
+}
+
+/// The text budget of one walk, shared by the issues it creates.
+pub(super) fn budget() -> Cell<usize> {
+    Cell::new(PATH_BUDGET)
 }

@@ -158,3 +158,104 @@ fn validate_reasons_follow_kube_conversion() {
         assert_eq!(errors[0].reason, reason, "{name}");
     }
 }
+
+#[test]
+fn validate_many_failing_items_each_reported_once() {
+    let items = vec![json!(1); 50_000];
+    let errors = validate(
+        &spec_x(json!({"type": "array", "items": {"type": "string"}})),
+        &json!({"spec": {"x": items}}),
+    );
+    assert_eq!(errors.len(), 50_000);
+    assert_eq!(
+        errors[49_999].message(),
+        r#"spec.x[49999]: Invalid value: "integer": spec.x[49999] in body must be of type string: "integer""#
+    );
+}
+
+#[test]
+fn validate_many_failing_map_values_each_reported() {
+    let schema = Schema::parse(&json!({
+        "type": "object",
+        "properties": {"spec": {"type": "object", "properties": {"x": {
+            "type": "object", "additionalProperties": {"type": "string"}}}}}
+    }));
+    let map: serde_json::Map<String, Value> =
+        (0..50_000).map(|i| (format!("k{i}"), json!(1))).collect();
+    let errors = validate(&schema, &json!({"spec": {"x": map}}));
+    assert_eq!(errors.len(), 50_000);
+    assert_eq!(errors[0].field, "spec.x.k0");
+}
+
+#[test]
+fn validate_errors_under_long_key_muted_past_budget() {
+    let key = "k".repeat(1_500_000);
+    let schema = Schema::parse(&json!({
+        "type": "object",
+        "properties": {"spec": {"type": "object", "additionalProperties": {
+            "type": "array", "items": {"type": "string"}}}}
+    }));
+    let object = json!({"spec": {key.clone(): vec![json!(1); 50_000]}});
+    let errors = validate(&schema, &object);
+    let reported = 1 + super::result::PATH_BUDGET / 1_500_000;
+    assert_eq!(errors.len(), reported);
+    assert_eq!(errors[0].field, format!("spec.{key}[0]"));
+}
+
+/// `spec.m` maps keys to `item` values.
+fn map_of(item: Value) -> Schema {
+    Schema::parse(&json!({
+        "type": "object",
+        "properties": {"spec": {"type": "object", "properties": {"m": {
+            "type": "object", "additionalProperties": item}}}}
+    }))
+}
+
+fn embedded_item() -> Value {
+    json!({"type": "object", "x-kubernetes-embedded-resource": true,
+        "x-kubernetes-preserve-unknown-fields": true})
+}
+
+#[test]
+fn embedded_many_extra_controllers_list_rendered_within_budget() {
+    let owner =
+        json!({"apiVersion": "v1", "kind": "K", "name": "n", "uid": "u", "controller": true});
+    let object = json!({"spec": {"m": {"a": {"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"ownerReferences": vec![owner; 50_000]}}}}});
+    let errors = embedded_errors(&map_of(embedded_item()), &object);
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].field, "spec.m[a].metadata.ownerReferences");
+    assert!(errors[0].detail.ends_with("in references for K/n and K/n"));
+}
+
+#[test]
+fn embedded_errors_under_long_key_stop_past_budget() {
+    let key = "k".repeat(1_500_000);
+    let item = json!({"type": "array", "items": embedded_item()});
+    let object = json!({"spec": {"m": {key.clone(): vec![json!({}); 50_000]}}});
+    let errors = embedded_errors(&map_of(item), &object);
+    assert!((1..=20).contains(&errors.len()), "{}", errors.len());
+    assert_eq!(errors[0].field, format!("spec.m[{key}][0].apiVersion"));
+}
+
+#[test]
+fn embedded_valid_items_under_long_key_render_no_path() {
+    let key = "k".repeat(1_500_000);
+    let item = json!({"type": "array", "items": embedded_item()});
+    let valid = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a",
+        "ownerReferences": [{"apiVersion": "v1", "kind": "K", "name": "n", "uid": "u"}]}});
+    let object = json!({"spec": {"m": {key: vec![valid; 20_000]}}});
+    assert_eq!(embedded_errors(&map_of(item), &object), vec![]);
+}
+
+#[test]
+fn list_type_duplicates_under_long_key_stop_past_budget() {
+    let key = "k".repeat(1_500_000);
+    let item = json!({"type": "array", "x-kubernetes-list-type": "set",
+        "items": {"type": "integer"}});
+    let object = json!({"spec": {"m": {key.clone(): vec![json!(1); 50_000]}}});
+    let errors = list_type_errors(&map_of(item), &object);
+    assert!((1..=20).contains(&errors.len()), "{}", errors.len());
+    assert_eq!(errors[0].field, format!("spec.m[{key}][1]"));
+    assert_eq!(errors[0].detail, "Duplicate value: 1");
+}

@@ -227,6 +227,14 @@ const EMBEDDED_CASES: &[EmbeddedCase] = &[
         ],
     ),
     (
+        "owner references two extra controllers",
+        r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"ownerReferences": [{"apiVersion": "v1", "kind": "A", "name": "a", "uid": "1", "controller": true}, {"apiVersion": "v1", "kind": "B", "name": "b", "uid": "2", "controller": true}, {"apiVersion": "v1", "kind": "C", "name": "c", "uid": "3", "controller": true}]}}"#,
+        &[
+            r#"spec.x.metadata.ownerReferences: Invalid value: [{"apiVersion":"v1","kind":"A","name":"a","uid":"1","controller":true},{"apiVersion":"v1","kind":"B","name":"b","uid":"2","controller":true},{"apiVersion":"v1","kind":"C","name":"c","uid":"3","controller":true}]: Only one reference can have Controller set to true. Found "true" in references for A/a and B/b"#,
+            r#"spec.x.metadata.ownerReferences: Invalid value: [{"apiVersion":"v1","kind":"A","name":"a","uid":"1","controller":true},{"apiVersion":"v1","kind":"B","name":"b","uid":"2","controller":true},{"apiVersion":"v1","kind":"C","name":"c","uid":"3","controller":true}]: Only one reference can have Controller set to true. Found "true" in references for A/a and C/c"#,
+        ],
+    ),
+    (
         "finalizers conflict",
         r#"{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"finalizers": ["orphan", "foregroundDeletion"]}}"#,
         &[

@@ -3,10 +3,12 @@
 //! object), each only for the kinds of value it applies to, and — when the value has a
 //! correlated old value — the ratcheting rule of apiextensions' `ratcheting.go`.
 
+use std::cell::Cell;
+
 use serde_json::Value;
 
 use super::path::Trail;
-use super::result::Outcome;
+use super::result::{self, Outcome};
 use super::{array, composition, number, object, ratchet, string, types};
 use crate::error::FieldError;
 use crate::gofmt::Num;
@@ -17,6 +19,8 @@ static NULL: Value = Value::Null;
 /// The state of one validation walk.
 pub(super) struct Walker<'v> {
     pub(super) trail: Trail<'v>,
+    /// Bytes of error text left before further issues are muted (see `result`).
+    pub(super) budget: Cell<usize>,
 }
 
 /// Validates `value` (correlated with `old` when ratcheting) and returns kube's field
@@ -31,13 +35,9 @@ pub(super) fn run(
 ) -> Vec<FieldError> {
     let mut walker = Walker {
         trail: Trail::new(),
+        budget: result::budget(),
     };
-    walker
-        .node(schema, value, old)
-        .issues
-        .into_iter()
-        .map(|issue| issue.into_error(prefix))
-        .collect()
+    walker.node(schema, value, old).into_errors(prefix)
 }
 
 impl<'v> Walker<'v> {
