@@ -259,7 +259,9 @@ pub(super) struct Outcome<'v> {
     pub(super) matches: usize,
     /// The messages of `issues[..indexed]`, for constant-time deduplication. A lone
     /// issue is not indexed (nor rendered) until a second one arrives.
-    seen: HashSet<Message>,
+    /// Created when a second issue arrives: most outcomes of a valid object have none,
+    /// and a `HashSet` costs a random hasher seed to create.
+    seen: Option<Box<HashSet<Message>>>,
     indexed: usize,
     /// Whether a muted issue is kept (muted issues count as one message).
     muted: bool,
@@ -298,14 +300,15 @@ impl<'v> Outcome<'v> {
             return;
         }
         if !self.issues.is_empty() {
+            let seen = self.seen.get_or_insert_with(Box::default);
             for earlier in &self.issues[self.indexed..] {
                 if let Some(key) = earlier.dedup_key() {
-                    self.seen.insert(key.clone());
+                    seen.insert(key.clone());
                 }
             }
             self.indexed = self.issues.len();
             if let Some(key) = issue.dedup_key()
-                && !self.seen.insert(key.clone())
+                && !seen.insert(key.clone())
             {
                 return;
             }
@@ -330,7 +333,7 @@ impl<'v> Outcome<'v> {
     /// Ratcheting: the errors of an unchanged value become warnings, which kube drops.
     pub(super) fn ratchet(&mut self) {
         self.issues.clear();
-        self.seen.clear();
+        self.seen = None;
         self.indexed = 0;
         self.muted = false;
     }
