@@ -261,7 +261,7 @@ pub(super) struct Outcome<'v> {
     /// issue is not indexed (nor rendered) until a second one arrives.
     /// Created when a second issue arrives: most outcomes of a valid object have none,
     /// and a `HashSet` costs a random hasher seed to create.
-    seen: Option<Box<HashSet<Message>>>,
+    seen: Option<HashSet<Message>>,
     indexed: usize,
     /// Whether a muted issue is kept (muted issues count as one message).
     muted: bool,
@@ -300,7 +300,7 @@ impl<'v> Outcome<'v> {
             return;
         }
         if !self.issues.is_empty() {
-            let seen = self.seen.get_or_insert_with(Box::default);
+            let seen = self.seen.get_or_insert_with(HashSet::default);
             for earlier in &self.issues[self.indexed..] {
                 if let Some(key) = earlier.dedup_key() {
                     seen.insert(key.clone());
