@@ -140,10 +140,90 @@ fn set_content_type(resp: &mut Response<Body>, content_type: &'static str) {
 }
 
 fn add_warnings(resp: &mut Response<Body>, warnings: &[String]) {
-    for w in warnings {
+    for w in recorded_warnings(warnings) {
         let text = format!("299 - \"{}\"", w.replace('\\', "\\\\").replace('"', "\\\""));
-        if let Ok(v) = HeaderValue::from_str(&text) {
+        // UTF-8 text is sent as obs-text bytes, as Go writes it.
+        if let Ok(v) = HeaderValue::from_bytes(text.as_bytes()) {
             resp.headers_mut().append(header::WARNING, v);
         }
+    }
+}
+
+/// Total runes of warning text before kube's recorder starts truncating.
+const WARNINGS_TOTAL_RUNES: usize = 4 * 1024;
+/// Runes each warning keeps once truncating.
+const WARNING_ITEM_RUNES: usize = 256;
+
+/// The warnings kube's recorder (k8s.io/apiserver filters/warning.go) would send:
+/// duplicates dropped; past 4096 runes in all, every warning is cut to 256 runes and
+/// no more are added once 4096 runes are written again.
+fn recorded_warnings(warnings: &[String]) -> Vec<String> {
+    let cut = |t: &str| -> (String, usize) {
+        let n = t.chars().count();
+        if n > WARNING_ITEM_RUNES {
+            (
+                t.chars().take(WARNING_ITEM_RUNES).collect(),
+                WARNING_ITEM_RUNES,
+            )
+        } else {
+            (t.to_string(), n)
+        }
+    };
+    let mut seen = std::collections::HashSet::new();
+    let mut ordered: Vec<&str> = Vec::new();
+    let (mut out, mut written, mut truncating) = (Vec::new(), 0, false);
+    for text in warnings.iter().filter(|t| !t.is_empty()) {
+        if truncating && written >= WARNINGS_TOTAL_RUNES {
+            break;
+        }
+        if !seen.insert(text.as_str()) {
+            continue;
+        }
+        ordered.push(text);
+        let (t, n) = if truncating {
+            cut(text)
+        } else {
+            (text.clone(), text.chars().count())
+        };
+        if truncating || written + n <= WARNINGS_TOTAL_RUNES {
+            written += n;
+            out.push(t);
+            continue;
+        }
+        truncating = true;
+        out.clear();
+        written = 0;
+        for w in &ordered {
+            let (t, n) = cut(w);
+            written += n;
+            out.push(t);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recorded_warnings_dedupe_and_truncate_as_kube() {
+        let long = |c: char, n: usize| c.to_string().repeat(n);
+        let many: Vec<String> = (0..40)
+            .map(|i| format!("{i:03}{}", long('x', 300)))
+            .collect();
+        let got = recorded_warnings(&many);
+        // 4096 runes exceeded at the 14th (13 × 303 = 3939): from then on every warning
+        // is cut to 256 runes, until 4096 are written again (16 × 256 = 4096).
+        assert_eq!(got.len(), 16);
+        assert!(got.iter().all(|w| w.chars().count() == 256));
+        assert!(got[0].starts_with("000") && got[15].starts_with("015"));
+        let small = vec![
+            "a".to_string(),
+            "b".to_string(),
+            "a".to_string(),
+            String::new(),
+        ];
+        assert_eq!(recorded_warnings(&small), vec!["a", "b"]);
     }
 }
