@@ -2,7 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
 
-use std::process::Command;
+mod common;
 
 const BAD: &str = r#"apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -32,16 +32,7 @@ fn bad_definitions_stop_startup_with_every_problem_and_exit_64() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("bad.yaml");
     std::fs::write(&file, BAD).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_crd-apiserver"))
-        .arg("--crd-dir")
-        .arg(&file)
-        .args(["--secure-port", "0", "--bind-address", "127.0.0.1"])
-        .arg("--data-dir")
-        .arg(dir.path().join("data"))
-        .arg("--cert-dir")
-        .arg(dir.path().join("certs"))
-        .output()
-        .unwrap();
+    let out = common::start_with_definitions(&file, dir.path());
     assert_eq!(out.status.code(), Some(64), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     for expected in [

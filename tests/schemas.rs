@@ -8,13 +8,18 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use common::{Server, json_of, resource_version, write_temp};
+use common::{Server, json_of, resource_version, start_with_definitions, write_temp};
 use serde_json::{Value, json};
 
 const CT: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
 const SAMPLES: &str = "/apis/schemas.example.com/v1";
+
+/// Start-up on definitions that must stop it; data and certificates in a temp dir.
+fn start_with_definitions_in_temp(crds: &Path) -> std::process::Output {
+    let dir = tempfile::tempdir().unwrap();
+    start_with_definitions(crds, dir.path())
+}
 
 fn fixture(name: &str) -> PathBuf {
     common::repo_root()
@@ -60,23 +65,9 @@ fn causes(status: &Value) -> Vec<(String, String, String)> {
         .collect()
 }
 
-fn start_with_definitions(file: &Path) -> std::process::Output {
-    let dir = tempfile::tempdir().unwrap();
-    Command::new(env!("CARGO_BIN_EXE_crd-apiserver"))
-        .arg("--crd-dir")
-        .arg(file)
-        .args(["--secure-port", "0", "--bind-address", "127.0.0.1"])
-        .arg("--data-dir")
-        .arg(dir.path().join("data"))
-        .arg("--cert-dir")
-        .arg(dir.path().join("certs"))
-        .output()
-        .unwrap()
-}
-
 #[test]
 fn structural_schema_seed_example3_stops_startup_listing_every_violation() {
-    let out = start_with_definitions(&fixture("non-structural.yaml"));
+    let out = start_with_definitions_in_temp(&fixture("non-structural.yaml"));
     assert_eq!(out.status.code(), Some(64), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     // One version: kube checks the schema hoisted to spec.validation.
@@ -510,7 +501,7 @@ async fn defaulting_seed_fills_cron_spec_and_replicas_on_write_and_read() {
 
 #[test]
 fn defaulting_unpruned_or_invalid_defaults_stop_startup() {
-    let out = start_with_definitions(&fixture("bad-defaults.yaml"));
+    let out = start_with_definitions_in_temp(&fixture("bad-defaults.yaml"));
     assert_eq!(out.status.code(), Some(64), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     let at = "spec.validation.openAPIV3Schema.properties[spec]";

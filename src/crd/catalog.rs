@@ -10,13 +10,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 
 use crate::table::{PrinterColumn, TableConvertor};
 
-/// The scale subresource's paths into the custom object.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScalePaths {
-    pub spec_replicas: String,
-    pub status_replicas: String,
-    pub label_selector: Option<String>,
-}
+pub use crate::schema::scale::ScalePaths;
 
 /// One served version of a resource.
 pub struct ServedVersion {

@@ -4,13 +4,12 @@
 
 use serde_json::Value;
 
-use crate::crd::catalog::ScalePaths;
 use crate::error::{ApiError, FieldError};
 use crate::handlers::context::Target;
 use crate::request::negotiate::BodyFormat;
 use crate::request::options::FieldValidation;
 use crate::request::strict;
-use crate::schema::{default, prune, scale, validate};
+use crate::schema::{default, prune, validate};
 
 /// Strict-decoding findings: duplicate fields of the request body, in kube's words
 /// (`duplicate field "spec.a"`), empty when the directive ignores them.
@@ -112,48 +111,27 @@ pub fn coerce_stored(ctx: &Target, object: &mut Value) {
     default::default(object, schema);
 }
 
-/// Everything kube's strategy reports for an object to store, in its order: metadata
-/// (`meta_errors`), schema (ratcheted against `old` on update), the scale subresource's
-/// replicas and selector, embedded resources, then list types (on update only when the
-/// old object had no list-type error).
+/// Everything kube's strategy reports for an object to store: the metadata rules'
+/// `meta_errors` first, then the version's schema validation (ratcheted against `old`).
 pub fn validate(
     ctx: &Target,
     new: &Value,
     old: Option<&Value>,
     mut meta_errors: Vec<FieldError>,
 ) -> Vec<FieldError> {
-    let schema = &ctx.version().structural;
-    meta_errors.extend(match old {
-        Some(old) => validate::schema_update_errors(schema, new, old),
-        None => validate::schema_errors(schema, new),
-    });
-    if let Some(paths) = &ctx.version().scale {
-        meta_errors.extend(scale::replicas_errors(&paths.spec_replicas, new));
-        meta_errors.extend(scale_status_errors(paths, new));
-    }
-    meta_errors.extend(validate::embedded_errors(schema, new));
-    let old_list_ok = old.is_none_or(|o| validate::list_type_errors(schema, o).is_empty());
-    if old_list_ok {
-        meta_errors.extend(validate::list_type_errors(schema, new));
-    }
+    let version = ctx.version();
+    meta_errors.extend(validate::object(
+        &version.structural,
+        new,
+        old,
+        version.scale.as_ref(),
+    ));
     meta_errors
 }
 
 /// An update through `/status`: the status is validated (ratcheted), then the scale
 /// subresource's status replicas and selector.
 pub fn validate_status(ctx: &Target, new: &Value, old: &Value) -> Vec<FieldError> {
-    let mut errors = validate::validate_status_update(&ctx.version().structural, new, old);
-    if let Some(paths) = &ctx.version().scale {
-        errors.extend(scale_status_errors(paths, new));
-    }
-    errors
-}
-
-/// `ValidateScaleStatus`: status replicas, then the label selector path.
-fn scale_status_errors(paths: &ScalePaths, object: &Value) -> Vec<FieldError> {
-    let mut errors = scale::replicas_errors(&paths.status_replicas, object);
-    if let Some(selector) = &paths.label_selector {
-        errors.extend(scale::selector_errors(selector, object));
-    }
-    errors
+    let version = ctx.version();
+    validate::validate_status_update(&version.structural, new, old, version.scale.as_ref())
 }

@@ -4,41 +4,67 @@
 
 use serde_json::Value;
 
-use super::{Schema, prune, structural, validate};
+use super::{Schema, prune, validate};
 use crate::error::FieldError;
 
-/// Default-validation errors of the `openAPIV3Schema` at `path`, in the walk's order.
+/// Default-validation errors of the `openAPIV3Schema` at `path`, in kube's walk order
+/// (items, then properties by name), over the schema compiled once here.
 ///
 /// Defaults under `apiVersion`, `kind` or `metadata` of a resource are not checked here:
 /// kube validates those as object meta of the surrounding resource.
 pub fn errors(schema: &Value, path: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
-    for site in structural::default_sites(schema, path) {
-        if site.inside_meta {
-            continue;
-        }
-        let node = Schema::parse(&site.schema);
-        let mut pruned = site.value.clone();
-        prune::prune_value(&mut pruned, &node, node.embedded_resource);
-        if pruned != site.value {
-            errors.push(FieldError::invalid(
-                &site.path,
-                &site.value,
-                "must not have unknown fields",
-            ));
-        }
-        // kube's chain: object meta problems hide the schema validation of the default.
-        let embedded = validate::embedded_errors(&node, &site.value);
-        if !embedded.is_empty() {
-            errors.extend(embedded.into_iter().map(|mut e| {
-                e.field = format!("{}.{}", site.path, e.field);
-                e
-            }));
-            continue;
-        }
-        errors.extend(validate::schema_errors_at(&node, &site.value, &site.path));
-    }
+    walk(&Schema::parse(schema), path, true, false, &mut errors);
     errors
+}
+
+/// kube's `defaulting.validate`: `root` is the schema root, which kube treats as an
+/// embedded resource; below an embedded resource's `apiVersion`, `kind` and `metadata`
+/// the walk is `inside_meta`.
+fn walk(node: &Schema, path: &str, root: bool, inside_meta: bool, out: &mut Vec<FieldError>) {
+    let resource = root || node.embedded_resource;
+    let inside_meta = inside_meta && !node.embedded_resource;
+    if let Some(default) = node.default.as_ref().filter(|_| !inside_meta) {
+        check_default(node, resource, default, &format!("{path}.default"), out);
+    }
+    // additionalProperties is not followed: defaults are forbidden there.
+    if let Some(items) = &node.items {
+        walk(items, &format!("{path}.items"), false, inside_meta, out);
+    }
+    for (key, child) in &node.properties {
+        let meta = resource && matches!(key.as_str(), "metadata" | "apiVersion" | "kind");
+        let child_path = format!("{path}.properties[{key}]");
+        walk(child, &child_path, false, inside_meta || meta, out);
+    }
+}
+
+/// One default: pruned already, then (kube's chain) well-formed embedded resources, else
+/// valid against its node.
+fn check_default(
+    node: &Schema,
+    resource: bool,
+    default: &Value,
+    path: &str,
+    out: &mut Vec<FieldError>,
+) {
+    let mut pruned = default.clone();
+    prune::prune_value(&mut pruned, node, resource);
+    if &pruned != default {
+        out.push(FieldError::invalid(
+            path,
+            default,
+            "must not have unknown fields",
+        ));
+    }
+    let embedded = validate::embedded_errors(node, default);
+    if !embedded.is_empty() {
+        out.extend(embedded.into_iter().map(|mut e| {
+            e.field = format!("{path}.{}", e.field);
+            e
+        }));
+        return;
+    }
+    out.extend(validate::schema_errors_at(node, default, path));
 }
 
 #[cfg(test)]
@@ -91,6 +117,25 @@ mod tests {
         ];
         want.sort();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn errors_walk_items_then_properties_and_skip_meta_defaults() {
+        let schema = json!({"type": "object", "properties": {
+            "e": {"type": "object", "x-kubernetes-embedded-resource": true,
+                  "properties": {"metadata": {"type": "object", "default": {"bogus": 1}}}},
+            "spec": {"type": "object", "default": {"bogus": 1}, "properties": {
+                "list": {"type": "array", "items": {"type": "string", "default": 5}},
+                "replicas": {"type": "integer", "default": "x"}}}}});
+        let fields: Vec<String> = errors(&schema, "p").into_iter().map(|e| e.field).collect();
+        assert_eq!(
+            fields,
+            vec![
+                "p.properties[spec].default",
+                "p.properties[spec].properties[list].items.default",
+                "p.properties[spec].properties[replicas].default",
+            ]
+        );
     }
 
     #[test]

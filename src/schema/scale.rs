@@ -9,8 +9,30 @@ use crate::gofmt;
 
 const MAX_INT32: i64 = i32::MAX as i64;
 
-/// `specReplicasPath` (e.g. `.spec.replicas`) on create and update.
-pub fn replicas_errors(path: &str, object: &Value) -> Vec<FieldError> {
+/// The scale subresource's paths into the custom object (`.spec.replicas`, ...).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScalePaths {
+    pub spec_replicas: String,
+    pub status_replicas: String,
+    pub label_selector: Option<String>,
+}
+
+/// `ValidateScaleSpec`: the spec replicas.
+pub fn spec_errors(paths: &ScalePaths, object: &Value) -> Vec<FieldError> {
+    replicas_errors(&paths.spec_replicas, object)
+}
+
+/// `ValidateScaleStatus`: the status replicas, then the label selector.
+pub fn status_errors(paths: &ScalePaths, object: &Value) -> Vec<FieldError> {
+    let mut errors = replicas_errors(&paths.status_replicas, object);
+    if let Some(selector) = &paths.label_selector {
+        errors.extend(selector_errors(selector, object));
+    }
+    errors
+}
+
+/// Replicas at a scale path (e.g. `.spec.replicas`).
+fn replicas_errors(path: &str, object: &Value) -> Vec<FieldError> {
     let (replicas, problem) = match nested(object, path) {
         Ok(None) => (0, None),
         Ok(Some(Value::Number(n))) if n.is_i64() => {
@@ -32,8 +54,8 @@ pub fn replicas_errors(path: &str, object: &Value) -> Vec<FieldError> {
         .unwrap_or_default()
 }
 
-/// `labelSelectorPath` on status writes: a string when present.
-pub fn selector_errors(path: &str, object: &Value) -> Vec<FieldError> {
+/// The label selector path: a string when present.
+fn selector_errors(path: &str, object: &Value) -> Vec<FieldError> {
     let problem = match nested(object, path) {
         Ok(None | Some(Value::String(_))) => None,
         Ok(Some(other)) => Some(accessor_error(path, other, "string")),

@@ -199,6 +199,21 @@ pub fn client_with(pki: &Path, identity: Option<(&str, &str)>) -> reqwest::Clien
         .expect("client")
 }
 
+/// Runs the server (not dev mode) on the definitions at `crds` until it exits: for
+/// definitions that must stop start-up. Data (`<dir>/data`) and certificates go to `dir`.
+pub fn start_with_definitions(crds: &Path, dir: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_crd-apiserver"))
+        .arg("--crd-dir")
+        .arg(crds)
+        .args(["--secure-port", "0", "--bind-address", "127.0.0.1"])
+        .arg("--data-dir")
+        .arg(dir.join("data"))
+        .arg("--cert-dir")
+        .arg(dir.join("certs"))
+        .output()
+        .expect("run crd-apiserver")
+}
+
 /// Writes a file into the server's temp dir and returns its path.
 pub fn write_temp(server: &Server, name: &str, contents: &str) -> PathBuf {
     let path = server.dir.path().join(name);

@@ -1,7 +1,7 @@
 //! The structural-schema check run when CRDs load: one version's `openAPIV3Schema` checked as
 //! kube-apiserver does on CRD creation (`NewStructural`, `ValidateStructural` and
 //! `ValidateCustomResourceDefinitionOpenAPISchema` without CEL), with kube's field paths and
-//! messages. Defaults are listed here ([`default_sites`]) but validated by the caller.
+//! messages. Defaults are validated by `schema::default_check`, placed by [`Report`].
 //!
 //! # Layout
 //! - `convert`: whether the schema converts to kube's structural form at all.
@@ -15,7 +15,6 @@
 mod access;
 mod complete;
 mod convert;
-mod defaults;
 mod errors;
 mod gojson;
 mod goregex;
@@ -35,9 +34,6 @@ mod tests_rules;
 use serde_json::Value;
 
 use crate::error::FieldError;
-
-pub use defaults::{DefaultSite, default_sites, defaults};
-pub use goregex::check as check_go_regex;
 
 /// The findings of one schema, grouped so that default validation (done by the caller) can be
 /// placed where kube places it.

@@ -2,8 +2,6 @@
 //! defaults around object meta, `x-kubernetes-validations` shape), root rules, conversion
 //! failures, and the list of defaults.
 
-use serde_json::json;
-
 use super::tests::{P, assert_cases, yaml};
 use super::*;
 
@@ -327,31 +325,4 @@ fn check_conversion_failure_reported_only_alone() {
             .collect::<Vec<_>>(),
         vec![format!("{P}.$ref: Forbidden: $ref is not supported")]
     );
-}
-
-#[test]
-fn defaults_lists_properties_and_items_in_walk_order() {
-    let schema = yaml(
-        "{type: object, properties: {spec: {type: object, default: {}, properties: {list: {type: array, items: {type: string, default: x}}, replicas: {type: integer, default: 1}, labels: {type: object, additionalProperties: {type: string, default: y}}}}, e: {type: object, x-kubernetes-embedded-resource: true, properties: {metadata: {type: object, default: {name: n}}}}}}",
-    );
-    let found = defaults(&schema, P);
-    let paths: Vec<&str> = found.iter().map(|(path, _, _)| path.as_str()).collect();
-    assert_eq!(
-        paths,
-        vec![
-            format!("{P}.properties[e].properties[metadata].default"),
-            format!("{P}.properties[spec].default"),
-            format!("{P}.properties[spec].properties[list].items.default"),
-            format!("{P}.properties[spec].properties[replicas].default"),
-        ]
-    );
-    assert_eq!(found[3].1, json!(1));
-    assert_eq!(found[3].2["type"], json!("integer"));
-    let sites = default_sites(&schema, P);
-    assert!(sites[0].inside_meta);
-    assert_eq!(
-        sites[0].resource_root["x-kubernetes-embedded-resource"],
-        json!(true)
-    );
-    assert!(!sites[1].inside_meta);
 }

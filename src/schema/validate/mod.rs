@@ -47,39 +47,64 @@ use serde_json::Value;
 
 use crate::error::FieldError;
 use crate::schema::Schema;
+use crate::schema::scale::{self, ScalePaths};
 
-/// Everything kube's create validation reports for a custom object's content, in kube's
-/// order: schema errors, then embedded resources, then list types. Field paths start at
-/// the object root (`spec.replicas`); errors that kube reports on its nil root path read
-/// `<nil>`.
-pub fn validate(schema: &Schema, object: &Value) -> Vec<FieldError> {
-    let mut errors = schema_errors(schema, object);
-    errors.extend(embedded_errors(schema, object));
-    errors.extend(list_type_errors(schema, object));
-    errors
-}
-
-/// [`validate`] for an update: schema errors in values unchanged from `old` are
-/// ratcheted away, and list-type errors are only reported when `old` had none.
-pub fn validate_update(schema: &Schema, new: &Value, old: &Value) -> Vec<FieldError> {
-    let mut errors = schema_update_errors(schema, new, old);
+/// Everything kube's strategy reports for a custom object's content, in its order: the
+/// schema validator (values unchanged from `old` ratcheted away on update), the scale
+/// subresource's replicas and selector, embedded resources, then list types (on update
+/// only when `old` had none). Field paths start at the object root (`spec.replicas`);
+/// errors that kube reports on its nil root path read `<nil>`. ObjectMeta rules are
+/// the caller's (they come first).
+pub fn object(
+    schema: &Schema,
+    new: &Value,
+    old: Option<&Value>,
+    scale: Option<&ScalePaths>,
+) -> Vec<FieldError> {
+    let mut errors = match old {
+        Some(old) => schema_update_errors(schema, new, old),
+        None => schema_errors(schema, new),
+    };
+    if let Some(paths) = scale {
+        errors.extend(scale::spec_errors(paths, new));
+        errors.extend(scale::status_errors(paths, new));
+    }
     errors.extend(embedded_errors(schema, new));
-    if list_type_errors(schema, old).is_empty() {
+    if old.is_none_or(|o| list_type_errors(schema, o).is_empty()) {
         errors.extend(list_type_errors(schema, new));
     }
     errors
 }
 
+/// [`object`] for a create, without a scale subresource.
+pub fn validate(schema: &Schema, object: &Value) -> Vec<FieldError> {
+    self::object(schema, object, None, None)
+}
+
+/// [`object`] for an update, without a scale subresource.
+pub fn validate_update(schema: &Schema, new: &Value, old: &Value) -> Vec<FieldError> {
+    self::object(schema, new, Some(old), None)
+}
+
 /// An update through the `status` subresource: only `status` is validated (against the
 /// `status` property's schema, paths under `status`, ratcheted against the old status),
-/// plus list types of the whole object when the old object had no such error.
-pub fn validate_status_update(schema: &Schema, new: &Value, old: &Value) -> Vec<FieldError> {
+/// then the scale subresource's status replicas and selector, then list types of the
+/// whole object when the old object had no such error.
+pub fn validate_status_update(
+    schema: &Schema,
+    new: &Value,
+    old: &Value,
+    scale: Option<&ScalePaths>,
+) -> Vec<FieldError> {
     let mut errors = Vec::new();
     if let (Some(status), Some(status_schema)) =
         (new.get("status"), schema.properties.get("status"))
     {
         let old_status = old.get("status").unwrap_or(&Value::Null);
         errors = walk::run(status_schema, status, Some(old_status), Some("status"));
+    }
+    if let Some(paths) = scale {
+        errors.extend(scale::status_errors(paths, new));
     }
     let new_list_errors = list_type_errors(schema, new);
     if !new_list_errors.is_empty() && list_type_errors(schema, old).is_empty() {
@@ -89,7 +114,7 @@ pub fn validate_status_update(schema: &Schema, new: &Value, old: &Value) -> Vec<
 }
 
 /// The schema validator alone (`ValidateCustomResource`).
-pub fn schema_errors(schema: &Schema, object: &Value) -> Vec<FieldError> {
+fn schema_errors(schema: &Schema, object: &Value) -> Vec<FieldError> {
     walk::run(schema, object, None, None)
 }
 
@@ -100,7 +125,7 @@ pub fn schema_errors_at(schema: &Schema, value: &Value, path: &str) -> Vec<Field
 }
 
 /// The schema validator with ratcheting (`ValidateCustomResourceUpdate`).
-pub fn schema_update_errors(schema: &Schema, new: &Value, old: &Value) -> Vec<FieldError> {
+fn schema_update_errors(schema: &Schema, new: &Value, old: &Value) -> Vec<FieldError> {
     walk::run(schema, new, Some(old), None)
 }
 
@@ -110,6 +135,6 @@ pub fn embedded_errors(schema: &Schema, object: &Value) -> Vec<FieldError> {
 }
 
 /// Set and list-map uniqueness (`listtype.ValidateListSetsAndMaps`).
-pub fn list_type_errors(schema: &Schema, object: &Value) -> Vec<FieldError> {
+fn list_type_errors(schema: &Schema, object: &Value) -> Vec<FieldError> {
     listtype::check(schema, object)
 }

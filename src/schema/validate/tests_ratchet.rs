@@ -172,18 +172,21 @@ fn status_update_validates_status_under_its_path() {
     }));
     let obj = |count: i64| json!({"spec": {"n": 5}, "status": {"count": count}});
     assert_eq!(
-        messages(&validate_status_update(&schema, &obj(-1), &obj(0))),
+        messages(&validate_status_update(&schema, &obj(-1), &obj(0), None)),
         vec!["status.count: Invalid value: -1: count in body should be greater than or equal to 0"]
     );
-    assert_eq!(validate_status_update(&schema, &obj(-1), &obj(-1)), vec![]);
+    assert_eq!(
+        validate_status_update(&schema, &obj(-1), &obj(-1), None),
+        vec![]
+    );
     let no_status = json!({"spec": {"n": 5}});
     assert_eq!(
-        messages(&validate_status_update(&schema, &obj(-2), &no_status)),
+        messages(&validate_status_update(&schema, &obj(-2), &no_status, None)),
         vec!["status.count: Invalid value: -2: count in body should be greater than or equal to 0"]
     );
     let bad = json!({"status": "x"});
     assert_eq!(
-        messages(&validate_status_update(&schema, &bad, &no_status)),
+        messages(&validate_status_update(&schema, &bad, &no_status, None)),
         vec![r#"status: Invalid value: "string":  in body must be of type object: "string""#]
     );
 }
