@@ -78,3 +78,49 @@ async fn replicas_share_writes_watches_and_concurrency() {
     codes.sort();
     assert_eq!(codes, [200, 409]);
 }
+
+/// Merge patches, scale writes and finalizer-marking deletes racing through two replicas all
+/// land: the write loop retries each on the value its conflict carried.
+#[tokio::test]
+async fn replicas_racing_patches_all_land() {
+    let etcd = etcd::Etcd::start();
+    let a = Server::start_with(&["--etcd-servers", &etcd.endpoint]);
+    let b = Server::start_with(&["--etcd-servers", &etcd.endpoint]);
+    let (ca, cb) = (a.client(), b.client());
+    let mut body = crontab("raced");
+    body["metadata"]["finalizers"] = json!(["example.com/keep"]);
+    let created = ca.post(a.url(CT)).json(&body).send().await.unwrap();
+    assert_eq!(created.status(), 201);
+
+    let patch = |i: usize| {
+        let (c, s) = if i.is_multiple_of(2) {
+            (&ca, &a)
+        } else {
+            (&cb, &b)
+        };
+        let labels = json!({"metadata": {"labels": {format!("l{i}"): "x"}}});
+        c.patch(s.url(&format!("{CT}/raced")))
+            .header("content-type", "application/merge-patch+json")
+            .body(labels.to_string())
+            .send()
+    };
+    let scale = cb
+        .patch(b.url(&format!("{CT}/raced/scale")))
+        .header("content-type", "application/merge-patch+json")
+        .body(r#"{"spec":{"replicas":7}}"#)
+        .send();
+    let delete = ca.delete(a.url(&format!("{CT}/raced"))).send();
+    let (patches, scaled, deleted) =
+        tokio::join!(futures::future::join_all((0..12).map(patch)), scale, delete);
+    for (i, resp) in patches.into_iter().enumerate() {
+        assert_eq!(resp.unwrap().status(), 200, "patch {i}");
+    }
+    assert_eq!(scaled.unwrap().status(), 200);
+    assert_eq!(deleted.unwrap().status(), 200, "marked, finalizer pending");
+
+    let got: Value = common::json_of(ca.get(a.url(&format!("{CT}/raced")))).await;
+    let labels = got["metadata"]["labels"].as_object().expect("labels");
+    assert_eq!(labels.len(), 12, "{labels:?}");
+    assert_eq!(got["spec"]["replicas"], 7);
+    assert!(got["metadata"]["deletionTimestamp"].is_string(), "{got}");
+}

@@ -73,6 +73,10 @@ pub struct ServeFlags {
     /// How long one storage request may take before the client gets a 504.
     #[arg(long = "request-timeout", default_value = "60s", value_parser = parse_duration)]
     pub request_timeout: Duration,
+    /// Largest stored form of one object, in bytes (etcd's default request limit, 1.5 MiB);
+    /// writes over it are refused with 413 on every store.
+    #[arg(long = "max-object-size", default_value_t = 1536 * 1024)]
+    pub max_object_size: usize,
     /// Prefix of every storage key.
     #[arg(long = "etcd-prefix", default_value = "/registry")]
     pub etcd_prefix: String,

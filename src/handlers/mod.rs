@@ -8,6 +8,7 @@ pub mod change;
 pub mod collection;
 pub mod context;
 pub mod discovery;
+pub mod guaranteed;
 pub mod health;
 pub mod object;
 pub mod openapi;
@@ -61,7 +62,7 @@ pub async fn serve(
     let info = info::parse(method.as_str(), path, raw_query);
     let labels = crate::metrics::RequestLabels::of(&info, &state.catalog);
     let reply = stages(state, info, method, raw_query, headers, body, peer_certs).await;
-    let code = crate::metrics::reply_code(&reply);
+    let code = reply.code();
     state
         .metrics
         .observe_request(labels, code, started.elapsed());
@@ -153,7 +154,7 @@ async fn non_resource(state: &Arc<AppState>, call: &Call) -> Result<Reply, ApiEr
     match (parts.as_slice(), is_get) {
         (["healthz" | "livez" | "readyz", ..], true) => health::check(state, call, &parts).await,
         (["version"], true) => Ok(health::version()),
-        (["metrics"], true) => Ok(state.metrics.reply()),
+        (["metrics"], true) => Ok(Reply::metrics(state.metrics.render())),
         (["apis"], true) => discovery::groups(state, call),
         (["apis", group], true) => discovery::group(state, call, group),
         (["apis", group, version], true) => discovery::resources(state, call, group, version),

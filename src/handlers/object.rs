@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use crate::error::ApiError;
 use crate::handlers::context::Target;
+use crate::handlers::guaranteed::{Next, guaranteed_update};
 use crate::handlers::{AppState, Call, Reply};
 use crate::meta::{lifecycle, object as obj};
 use crate::request::negotiate::{Representation, Target as NegotiationTarget, negotiate};
@@ -109,48 +110,24 @@ pub async fn delete_one(
     name: &str,
     options: &DeleteOptions,
 ) -> Result<(Value, bool), ApiError> {
-    // Retry on conflicts caused by concurrent writers, as kube's GuaranteedUpdate does.
-    for _ in 0..16 {
-        let (kv, mut object) = read(state, ctx, name).await?;
-        check_preconditions(ctx, name, &options.preconditions, &object)?;
-        let gc_finalizer = options.propagation.finalizer();
-        if obj::finalizers(&object).is_empty() && gc_finalizer.is_none() {
-            if options.dry_run {
-                return Ok((object, true));
-            }
-            match state.store.delete(&kv.key, kv.mod_revision).await {
-                Ok(_) => return Ok((object, true)),
-                Err(crate::storage::StorageError::Conflict { .. }) => continue,
-                Err(e) => return Err(ctx.storage_error(name, e)),
-            }
+    let gc_finalizer = options.propagation.finalizer();
+    let written = guaranteed_update(state, ctx, name, options.dry_run, |current| {
+        check_preconditions(ctx, name, &options.preconditions, current)?;
+        if obj::finalizers(current).is_empty() && gc_finalizer.is_none() {
+            return Ok((Next::Delete(current.clone()), true));
         }
-        if obj::is_being_deleted(&object) {
-            return Ok((object, false));
+        if obj::is_being_deleted(current) {
+            return Ok((Next::Keep, false));
         }
+        let mut object = current.clone();
         if let Some(f) = gc_finalizer {
             lifecycle::add_finalizer(&mut object, f);
         }
         lifecycle::mark_deleted(&mut object);
-        if options.dry_run {
-            return Ok((object, false));
-        }
-        match state
-            .store
-            .update(&kv.key, ctx.encode(&object)?, kv.mod_revision)
-            .await
-        {
-            Ok(revision) => {
-                ctx.present(&mut object, revision);
-                return Ok((object, false));
-            }
-            Err(crate::storage::StorageError::Conflict { .. }) => continue,
-            Err(e) => return Err(ctx.storage_error(name, e)),
-        }
-    }
-    Err(crate::handlers::context::conflict(
-        &ctx.group_resource(),
-        name,
-    ))
+        Ok((Next::Put(object), false))
+    })
+    .await?;
+    Ok((written.object, written.extra))
 }
 
 /// DeleteOptions from the query and an optional JSON body (delete and deletecollection).

@@ -38,6 +38,26 @@ pub enum Reply {
 }
 
 impl Reply {
+    /// The `/metrics` reply: the registry in the OpenMetrics text format.
+    pub fn metrics(text: String) -> Reply {
+        let body = Bytes::from(text);
+        Reply::Stream {
+            content_type: crate::metrics::CONTENT_TYPE,
+            stream: Box::pin(futures::stream::once(async move { Ok(body) })),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The HTTP status code the reply will be sent with.
+    pub fn code(&self) -> u16 {
+        match self {
+            Reply::Object { code, .. } | Reply::Text { code, .. } => code.as_u16(),
+            Reply::Stream { .. } => 200,
+            Reply::Error(e) => e.code(),
+            Reply::Raw(resp) => resp.status().as_u16(),
+        }
+    }
+
     /// A 200 JSON-family object.
     pub fn ok(body: Value, representation: Representation) -> Reply {
         Reply::Object {

@@ -9,6 +9,7 @@ use crate::crd::catalog::ScalePaths;
 use crate::error::{ApiError, FieldError};
 use crate::handlers::change::Change;
 use crate::handlers::context::{Target, conflict};
+use crate::handlers::guaranteed::{Next, guaranteed_update};
 use crate::handlers::object::read;
 use crate::handlers::write::{invalid, write_target};
 use crate::handlers::{AppState, Call, Reply, admit};
@@ -17,7 +18,6 @@ use crate::meta::object as obj;
 use crate::request::body::decode_object;
 use crate::request::negotiate::{Representation, body_format, negotiate, patch_format};
 use crate::request::options::WriteOptions;
-use crate::storage::StorageError;
 
 fn path_parts(path: &str) -> Vec<&str> {
     path.trim_start_matches('.')
@@ -136,11 +136,10 @@ async fn write_scale(
     let options = WriteOptions::from_query(&call.query, kind)?;
     let paths = paths(ctx)?;
     let name = ctx.name.as_str();
-    for _ in 0..16 {
-        let (kv, current) = read(state, ctx, name).await?;
-        let scale = change(&to_scale(&current, paths))?;
-        let requested_rv = obj::resource_version(&scale).to_string();
-        if !requested_rv.is_empty() && requested_rv != obj::resource_version(&current) {
+    let written = guaranteed_update(state, ctx, name, options.dry_run, |current| {
+        let scale = change(&to_scale(current, paths))?;
+        let requested_rv = obj::resource_version(&scale);
+        if !requested_rv.is_empty() && requested_rv != obj::resource_version(current) {
             return Err(conflict(&ctx.group_resource(), name));
         }
         let replicas = scale.pointer("/spec/replicas").cloned().unwrap_or(json!(0));
@@ -158,23 +157,16 @@ async fn write_scale(
         let mut new = current.clone();
         set_path(&mut new, &paths.spec_replicas, replicas);
         // The object is then checked as any update of it: metadata, its schema (ratcheted).
-        let meta_errors = lifecycle::prepare_update(&mut new, &current, &write_target(ctx)).err();
-        let causes = admit::validate(ctx, &new, Some(&current), meta_errors.unwrap_or_default());
+        let meta_errors = lifecycle::prepare_update(&mut new, current, &write_target(ctx)).err();
+        let causes = admit::validate(ctx, &new, Some(current), meta_errors.unwrap_or_default());
         if !causes.is_empty() {
             return Err(invalid(ctx, name, causes));
         }
-        let bytes = ctx.encode(&new)?;
-        if options.dry_run || bytes == kv.value {
-            return Ok(Reply::ok(to_scale(&new, paths), Representation::Json));
-        }
-        match state.store.update(&kv.key, bytes, kv.mod_revision).await {
-            Ok(revision) => {
-                ctx.present(&mut new, revision);
-                return Ok(Reply::ok(to_scale(&new, paths), Representation::Json));
-            }
-            Err(StorageError::Conflict { .. }) if requested_rv.is_empty() => continue,
-            Err(e) => return Err(ctx.storage_error(name, e)),
-        }
-    }
-    Err(conflict(&ctx.group_resource(), name))
+        Ok((Next::Put(new), ()))
+    })
+    .await?;
+    Ok(Reply::ok(
+        to_scale(&written.object, paths),
+        Representation::Json,
+    ))
 }

@@ -60,4 +60,6 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     pub lifecycle: Lifecycle,
     pub bookmark_interval: Duration,
+    /// `--max-object-size`: the largest stored form of one object, in bytes.
+    pub max_object_size: usize,
 }

@@ -8,17 +8,14 @@ use serde_json::{Value, json};
 use crate::error::{ApiError, FieldError};
 use crate::handlers::change::{Change, decode_patch};
 use crate::handlers::context::{Target, conflict};
-use crate::handlers::object::{read, render_object};
+use crate::handlers::guaranteed::{self, Next, guaranteed_update};
+use crate::handlers::object::render_object;
 use crate::handlers::{AppState, Call, Reply, admit};
 use crate::meta::lifecycle::{self, WriteTarget};
 use crate::meta::object as obj;
 use crate::request::body::decode_object;
 use crate::request::negotiate::{BodyFormat, body_format, patch_format};
 use crate::request::options::WriteOptions;
-use crate::storage::StorageError;
-
-/// How many times a write without a client-chosen resourceVersion is retried on conflict.
-const MAX_RETRIES: usize = 16;
 
 /// The facts about the target that ObjectMeta rules need.
 pub fn write_target(ctx: &Target) -> WriteTarget<'_> {
@@ -112,31 +109,8 @@ pub async fn create(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
         return Err(invalid(ctx, obj::name(&object), causes));
     }
     let name = obj::name(&object).to_string();
-    if !options.dry_run {
-        let key = ctx.key(state, &name);
-        let revision = state
-            .store
-            .create(&key, ctx.encode(&object)?)
-            .await
-            .map_err(|e| ctx.storage_error(&name, e))?;
-        ctx.present(&mut object, revision);
-    } else {
-        // A dry run still answers AlreadyExists for a taken name.
-        let key = ctx.key(state, &name);
-        if state
-            .store
-            .get(&key)
-            .await
-            .map_err(|e| ctx.storage_error(&name, e))?
-            .is_some()
-        {
-            return Err(ApiError::AlreadyExists {
-                resource: ctx.group_resource(),
-                name,
-            });
-        }
-        ctx.present(&mut object, 0);
-    }
+    let revision = guaranteed::create(state, ctx, &name, &object, options.dry_run).await?;
+    ctx.present(&mut object, revision);
     Ok(render_object(call, ctx, StatusCode::CREATED, object)?.with_warnings(warnings))
 }
 
@@ -174,8 +148,9 @@ fn patch_duplicates(call: &Call, format: BodyFormat, options: &WriteOptions) -> 
     }
 }
 
-/// Read, change, check, compare-and-swap; retried on conflicts the client did not ask for.
-/// Returns the written object and the patch's field warnings.
+/// Derives the new object from the current one in the one write loop; the last finalizer
+/// removed from a deleted object deletes it. Returns the written object and the patch's
+/// field warnings.
 async fn apply_change(
     state: &AppState,
     call: &Call,
@@ -183,56 +158,22 @@ async fn apply_change(
     options: &WriteOptions,
     change: Change,
 ) -> Result<(Value, Vec<String>), ApiError> {
-    let name = ctx.name.as_str();
     let patch_problems = match &change {
         Change::Patch(format, _) => patch_duplicates(call, *format, options),
         Change::Replace(_) => Vec::new(),
     };
-    for _ in 0..MAX_RETRIES {
-        let (kv, current) = read(state, ctx, name).await?;
-        let (mut new, warnings) = next_object(
-            call,
-            ctx,
-            options,
-            &change,
-            &current,
-            patch_problems.clone(),
-        )?;
-        let requested_rv = obj::resource_version(&new).to_string();
-        if options.dry_run {
-            return Ok((new, warnings));
-        }
-        // A write that changes nothing is not written: no new revision, no watch event.
-        // Compared with the stored bytes, as kube's storage does: an update of an object
-        // whose defaults were only applied on read persists them.
-        let bytes = ctx.encode(&new)?;
-        if bytes == kv.value {
-            return Ok((current, warnings));
-        }
-        let result = if obj::is_being_deleted(&new) && obj::finalizers(&new).is_empty() {
-            // The last finalizer is gone: the object is deleted now.
-            state
-                .store
-                .delete(&kv.key, kv.mod_revision)
-                .await
-                .map(|_| 0)
+    let written = guaranteed_update(state, ctx, &ctx.name, options.dry_run, |current| {
+        let (new, warnings) =
+            next_object(call, ctx, options, &change, current, patch_problems.clone())?;
+        let next = if obj::is_being_deleted(&new) && obj::finalizers(&new).is_empty() {
+            Next::Delete(new)
         } else {
-            state.store.update(&kv.key, bytes, kv.mod_revision).await
+            Next::Put(new)
         };
-        match result {
-            Ok(revision) => {
-                ctx.present(&mut new, revision);
-                return Ok((new, warnings));
-            }
-            Err(StorageError::Conflict { .. })
-                if requested_rv.is_empty() || matches!(change, Change::Patch(..)) =>
-            {
-                continue;
-            }
-            Err(e) => return Err(ctx.storage_error(name, e)),
-        }
-    }
-    Err(conflict(&ctx.group_resource(), name))
+        Ok((next, warnings))
+    })
+    .await?;
+    Ok((written.object, written.extra))
 }
 
 /// The object an update or patch would store, checked as kube checks it: type meta and

@@ -133,6 +133,7 @@ pub async fn run(
         metrics,
         lifecycle: Lifecycle::default(),
         bookmark_interval: flags.bookmark_interval,
+        max_object_size: flags.max_object_size,
     });
     if !flags.compaction_interval.is_zero() {
         tokio::spawn(compact_periodically(store, flags.compaction_interval));

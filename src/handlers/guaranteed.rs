@@ -1,0 +1,163 @@
+//! The one write loop for existing objects, kube's `GuaranteedUpdate`: read, let the caller
+//! derive the next state from the current object, refuse it when oversized, then
+//! compare-and-swap; on a conflict the store's current value (which the conflict carries)
+//! is handed to the caller again, so nothing is re-read.
+//!
+//! Update, patch, `/status`, `/scale`, delete (finalizers and deletionTimestamp) and
+//! deletecollection all write through [`guaranteed_update`]; create has no current object
+//! and writes through [`create`], which applies the same size limit.
+
+use serde_json::Value;
+
+use crate::error::ApiError;
+use crate::handlers::AppState;
+use crate::handlers::context::{Target, conflict};
+use crate::storage::{KeyValue, Revision, StorageError};
+
+/// How often the loop runs before answering 409; kube loops without bound, but a key that
+/// changes 16 times during one request is better answered with a conflict.
+const MAX_ATTEMPTS: usize = 16;
+
+/// What the caller decided for the current object.
+pub enum Next {
+    /// Store this object in place of the current one (skipped when its bytes are unchanged).
+    Put(Value),
+    /// Remove the object; the answer shows this value.
+    Delete(Value),
+    /// Write nothing; the answer shows the current object.
+    Keep,
+}
+
+/// How the loop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Written at this revision.
+    Stored(Revision),
+    /// The new object's stored form equals the current one: nothing was written.
+    Unchanged,
+    /// `dryRun`: checked but not written.
+    DryRun,
+    /// The object is gone.
+    Deleted,
+}
+
+/// The object to answer with, how the write ended, and what the caller's last try returned.
+pub struct Written<T> {
+    pub object: Value,
+    pub outcome: Outcome,
+    pub extra: T,
+}
+
+/// Runs `try_update` on the current object until its result is stored (or is a no-op, a
+/// dry run, or an error). `try_update` checks every precondition itself (resourceVersion,
+/// uid): it is given the fresh object after each conflict, as kube's tryUpdate is.
+pub async fn guaranteed_update<T>(
+    state: &AppState,
+    ctx: &Target,
+    name: &str,
+    dry_run: bool,
+    mut try_update: impl FnMut(&Value) -> Result<(Next, T), ApiError>,
+) -> Result<Written<T>, ApiError> {
+    let key = ctx.key(state, name);
+    let mut kv = state
+        .store
+        .get(&key)
+        .await
+        .map_err(|e| ctx.storage_error(name, e))?
+        .ok_or_else(|| ctx.not_found(name))?;
+    for _ in 0..MAX_ATTEMPTS {
+        let current = ctx.decode(&kv)?;
+        let (next, extra) = try_update(&current)?;
+        let written = |object, outcome| Written {
+            object,
+            outcome,
+            extra,
+        };
+        let result = match next {
+            Next::Put(mut new) => {
+                let bytes = ctx.encode(&new)?;
+                // Compared with the stored bytes, as kube's storage does: writing back an
+                // object whose defaults were only applied on read persists them.
+                if bytes == kv.value {
+                    return Ok(written(current, Outcome::Unchanged));
+                }
+                check_size(state, bytes.len())?;
+                if dry_run {
+                    return Ok(written(new, Outcome::DryRun));
+                }
+                match state.store.update(&key, bytes, kv.mod_revision).await {
+                    Ok(revision) => {
+                        ctx.present(&mut new, revision);
+                        return Ok(written(new, Outcome::Stored(revision)));
+                    }
+                    Err(e) => e,
+                }
+            }
+            Next::Keep => return Ok(written(current, Outcome::Unchanged)),
+            Next::Delete(object) => {
+                if dry_run {
+                    return Ok(written(object, Outcome::DryRun));
+                }
+                match state.store.delete(&key, kv.mod_revision).await {
+                    Ok(_) => return Ok(written(object, Outcome::Deleted)),
+                    Err(e) => e,
+                }
+            }
+        };
+        kv = fresh_after(ctx, name, result)?;
+    }
+    Err(conflict(&ctx.group_resource(), name))
+}
+
+/// The current value a failed compare-and-swap carries, or the error to answer.
+fn fresh_after(ctx: &Target, name: &str, err: StorageError) -> Result<KeyValue, ApiError> {
+    match err {
+        StorageError::Conflict { current, .. } => Ok(*current),
+        e => Err(ctx.storage_error(name, e)),
+    }
+}
+
+/// Writes a new object, refused when its stored form is over the size limit; a dry run
+/// still answers AlreadyExists for a taken name. Returns the write's revision (0 on a dry run).
+pub async fn create(
+    state: &AppState,
+    ctx: &Target,
+    name: &str,
+    object: &Value,
+    dry_run: bool,
+) -> Result<Revision, ApiError> {
+    let bytes = ctx.encode(object)?;
+    check_size(state, bytes.len())?;
+    let key = ctx.key(state, name);
+    if !dry_run {
+        return state
+            .store
+            .create(&key, bytes)
+            .await
+            .map_err(|e| ctx.storage_error(name, e));
+    }
+    let existing = state
+        .store
+        .get(&key)
+        .await
+        .map_err(|e| ctx.storage_error(name, e))?;
+    match existing {
+        Some(_) => Err(ApiError::AlreadyExists {
+            resource: ctx.group_resource(),
+            name: name.to_string(),
+        }),
+        None => Ok(0),
+    }
+}
+
+/// `--max-object-size`: etcd refuses requests over 1.5 MiB, so kube can store nothing
+/// larger; both stores refuse it here, before anything is written.
+fn check_size(state: &AppState, size: usize) -> Result<(), ApiError> {
+    let limit = state.max_object_size;
+    if size > limit {
+        return Err(ApiError::RequestEntityTooLarge(format!(
+            "Request entity too large: the object would be stored as {size} bytes, over the limit of {limit} bytes"
+        )));
+    }
+    Ok(())
+}
