@@ -21,6 +21,8 @@
 //! - [`crd`]: loading and checking CustomResourceDefinitions into the served catalog.
 //! - [`config`]: command-line flags into a validated configuration.
 //! - [`error`]: the one `ApiError` and its conversion into `metav1.Status`.
+//! - [`validation`]: leaf validators (DNS labels and subdomains) shared by load-time and
+//!   request-time checks.
 //! - [`gofmt`]: Go's text for values in messages and cells (`%q`, `%v`, `json.Marshal`).
 
 pub mod authn;
@@ -38,4 +40,5 @@ pub mod selector;
 pub mod server;
 pub mod storage;
 pub mod table;
+pub mod validation;
 pub mod watch;

@@ -9,7 +9,6 @@
 
 use std::time::Duration;
 
-use bytes::Bytes;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -17,7 +16,6 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
 use crate::crd::catalog::Catalog;
-use crate::handlers::Reply;
 use crate::request::info::{RequestInfo, Verb};
 
 /// The OpenMetrics text format, which Prometheus negotiates.
@@ -196,26 +194,6 @@ impl Metrics {
             tracing::error!(error = %e, "encoding metrics");
         }
         out
-    }
-
-    /// The `/metrics` reply.
-    pub fn reply(&self) -> Reply {
-        let body = Bytes::from(self.render());
-        Reply::Stream {
-            content_type: CONTENT_TYPE,
-            stream: Box::pin(futures::stream::once(async move { Ok(body) })),
-            warnings: Vec::new(),
-        }
-    }
-}
-
-/// The HTTP status code a reply will be sent with.
-pub fn reply_code(reply: &Reply) -> u16 {
-    match reply {
-        Reply::Object { code, .. } | Reply::Text { code, .. } => code.as_u16(),
-        Reply::Stream { .. } => 200,
-        Reply::Error(e) => e.code(),
-        Reply::Raw(resp) => resp.status().as_u16(),
     }
 }
 

@@ -16,14 +16,13 @@ use serde_json::{Value, json};
 use super::load::{LoadErrors, LoadedCrd, Problem};
 use crate::error::FieldError;
 
-pub mod dns;
 mod names;
 mod spec;
 #[cfg(test)]
 mod tests;
 mod version;
 
-pub use dns::{is_dns1035_label, is_dns1123_label, is_dns1123_subdomain};
+use crate::validation::{is_dns1035_label, is_dns1123_subdomain};
 
 /// Checks every definition and the names they claim together; `Err` lists every problem
 /// as `<source> <name>: <field>: <message>`.

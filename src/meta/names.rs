@@ -5,9 +5,9 @@ use rand::Rng;
 use serde_json::json;
 
 use super::object as obj;
-use crate::crd::check::is_dns1123_subdomain;
 use crate::error::FieldError;
 use crate::selector::label::{label_key_errors, label_value_errors};
+use crate::validation::is_dns1123_subdomain;
 
 /// apiserver's SimpleNameGenerator alphabet: no vowels, no confusable characters.
 const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";

@@ -8,10 +8,10 @@ use serde_json::{Map, Value};
 use super::embedded_meta;
 use super::path::{Seg, Trail};
 use super::sink::{Errors, LazyPath};
-use crate::crd::check::is_dns1035_label;
 use crate::error::FieldError;
 use crate::gofmt::{field_value, quote};
 use crate::schema::{Additional, Schema};
+use crate::validation::is_dns1035_label;
 
 /// Every embedded-resource problem in `object` (a whole custom object).
 /// Past the pass's error budget it stops (see `sink`).

@@ -7,10 +7,10 @@ use serde_json::{Map, Value};
 
 use super::embedded::invalid;
 use super::sink::{Errors, LazyPath};
-use crate::crd::check::is_dns1123_label;
 use crate::error::FieldError;
 use crate::gofmt::{field_value, marshal, quote};
 use crate::selector::label::{label_key_errors, label_value_errors};
+use crate::validation::is_dns1123_label;
 
 /// kube's limit on the total size of annotations (keys plus values, in bytes).
 const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;

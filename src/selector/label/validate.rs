@@ -12,7 +12,7 @@ const VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
 const DNS_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 const DNS_FMT: &str = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 
-use crate::crd::check::dns::regex_error;
+use crate::validation::dns::regex_error;
 
 fn max_len_error(max: usize) -> String {
     format!("must be no more than {max} bytes")
