@@ -34,11 +34,55 @@ impl std::fmt::Display for GroupResource {
     }
 }
 
+/// kube's `field.ErrorType`: what is wrong with a field, sent as a cause's `reason`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorType {
+    NotFound,
+    Required,
+    Duplicate,
+    Invalid,
+    NotSupported,
+    Forbidden,
+    TooLong,
+    TooMany,
+    Internal,
+    TypeInvalid,
+}
+
+impl ErrorType {
+    /// The cause reason on the wire (`FieldValueInvalid`, ...).
+    pub fn reason(self) -> &'static str {
+        match self {
+            ErrorType::NotFound => "FieldValueNotFound",
+            ErrorType::Required => "FieldValueRequired",
+            ErrorType::Duplicate => "FieldValueDuplicate",
+            ErrorType::Invalid => "FieldValueInvalid",
+            ErrorType::NotSupported => "FieldValueNotSupported",
+            ErrorType::Forbidden => "FieldValueForbidden",
+            ErrorType::TooLong => "FieldValueTooLong",
+            ErrorType::TooMany => "FieldValueTooMany",
+            ErrorType::Internal => "InternalError",
+            ErrorType::TypeInvalid => "FieldValueTypeInvalid",
+        }
+    }
+
+    /// The type a validation rule's `reason` names; kube allows only these four there.
+    pub fn from_rule_reason(reason: &str) -> Option<ErrorType> {
+        match reason {
+            "FieldValueDuplicate" => Some(ErrorType::Duplicate),
+            "FieldValueForbidden" => Some(ErrorType::Forbidden),
+            "FieldValueInvalid" => Some(ErrorType::Invalid),
+            "FieldValueRequired" => Some(ErrorType::Required),
+            _ => None,
+        }
+    }
+}
+
 /// One field problem inside a 422 Invalid answer (`details.causes[]`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FieldError {
-    /// `FieldValueInvalid`, `FieldValueRequired`, `FieldValueNotSupported`, ...
-    pub reason: &'static str,
+    /// What is wrong; its [`ErrorType::reason`] is the cause's `reason`.
+    pub reason: ErrorType,
     /// Path as kube prints it: `metadata.name`, `spec.replicas`.
     pub field: String,
     /// The full error text, e.g. `Invalid value: "X": a lowercase RFC 1123 subdomain ...`.
@@ -50,7 +94,7 @@ impl FieldError {
     /// printed by [`field_value`].
     pub fn invalid(field: &str, value: &Value, detail: &str) -> Self {
         FieldError {
-            reason: "FieldValueInvalid",
+            reason: ErrorType::Invalid,
             field: field.to_string(),
             detail: format!("Invalid value: {}: {detail}", field_value(value)),
         }
@@ -64,7 +108,7 @@ impl FieldError {
             format!("Required value: {detail}")
         };
         FieldError {
-            reason: "FieldValueRequired",
+            reason: ErrorType::Required,
             field: field.to_string(),
             detail: text,
         }
@@ -73,7 +117,7 @@ impl FieldError {
     /// `field: Forbidden: <detail>`.
     pub fn forbidden(field: &str, detail: &str) -> Self {
         FieldError {
-            reason: "FieldValueForbidden",
+            reason: ErrorType::Forbidden,
             field: field.to_string(),
             detail: format!("Forbidden: {detail}"),
         }
@@ -290,7 +334,7 @@ impl ApiError {
                 json!({
                     "group": group, "kind": kind,
                     "causes": causes.iter().map(|c| json!({
-                        "reason": c.reason, "message": c.detail, "field": c.field,
+                        "reason": c.reason.reason(), "message": c.detail, "field": c.field,
                     })).collect::<Vec<_>>(),
                 }),
             )),

@@ -1,17 +1,17 @@
 //! The `crd-apiserver` binary: flags, logging, and the server's exit code.
 
 use clap::Parser;
-use crd_apiserver::config::{Cli, Command};
+use crd_apiserver::config::{Cli, Command, LogFormat};
 use crd_apiserver::server::{dev, run};
 
-fn init_logging(format: &str) {
+fn init_logging(format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr);
-    if format == "json" {
+    if format == LogFormat::Json {
         builder.json().init();
     } else {
         builder.init();
@@ -31,7 +31,7 @@ async fn main() {
         },
         None => (cli.serve, None),
     };
-    init_logging(&flags.log_format);
+    init_logging(flags.log_format);
     let result = run::run(flags, |addr| {
         // The first stdout line names the address, so scripts and tests can use port 0.
         println!("crd-apiserver listening on https://{addr}");

@@ -6,7 +6,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Command line of the `crd-apiserver` binary.
 #[derive(Parser, Debug)]
@@ -26,6 +26,15 @@ pub struct Cli {
 pub enum Command {
     /// Development mode: generated PKI and kubeconfig under pki/dev, example CRDs, embedded store.
     Dev(ServeFlags),
+}
+
+/// How log lines are written to stderr.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
 }
 
 /// Flags shared by serving and dev mode.
@@ -94,9 +103,9 @@ pub struct ServeFlags {
     pub dev_pki_dir: PathBuf,
     #[command(flatten)]
     pub auth: auth::AuthFlags,
-    /// Log format: text or json.
-    #[arg(long = "log-format", default_value = "text")]
-    pub log_format: String,
+    /// Log format.
+    #[arg(long = "log-format", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
 }
 
 impl ServeFlags {

@@ -14,7 +14,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 use serde_json::{Value, json};
 
 use super::load::{LoadErrors, LoadedCrd, Problem};
-use crate::error::FieldError;
+use crate::error::{ErrorType, FieldError};
 
 mod names;
 mod spec;
@@ -209,7 +209,7 @@ fn invalid(field: &str, value: &str, detail: &str) -> FieldError {
 fn not_supported(field: &str, value: &str, supported: &[&str], note: &str) -> FieldError {
     let quoted: Vec<String> = supported.iter().map(|s| format!("{s:?}")).collect();
     FieldError {
-        reason: "FieldValueNotSupported",
+        reason: ErrorType::NotSupported,
         field: field.to_string(),
         detail: format!(
             "Unsupported value: {value:?}: supported values: {}{note}",

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use http::StatusCode;
 use serde_json::{Value, json};
 
-use crate::error::{ApiError, FieldError};
+use crate::error::{ApiError, ErrorType, FieldError};
 use crate::handlers::change::{Change, decode_patch};
 use crate::handlers::context::{Target, conflict};
 use crate::handlers::guaranteed::{self, Next, guaranteed_update};
@@ -201,7 +201,7 @@ fn next_object(
         // Custom resources do not allow unconditional updates; kube's store names the
         // resource (not the kind) in this message.
         let cause = FieldError {
-            reason: "FieldValueInvalid",
+            reason: ErrorType::Invalid,
             field: "metadata.resourceVersion".into(),
             detail: "Invalid value: 0: must be specified for an update".into(),
         };

@@ -5,7 +5,7 @@ use rand::Rng;
 use serde_json::json;
 
 use super::object as obj;
-use crate::error::FieldError;
+use crate::error::{ErrorType, FieldError};
 use crate::selector::label::{label_key_errors, label_value_errors};
 use crate::validation::is_dns1123_subdomain;
 
@@ -86,7 +86,7 @@ pub fn validate_object_meta(object: &serde_json::Value) -> Result<(), Vec<FieldE
     }
     if total > TOTAL_ANNOTATION_SIZE_LIMIT {
         errors.push(FieldError {
-            reason: "FieldValueTooLong",
+            reason: ErrorType::TooLong,
             field: "metadata.annotations".into(),
             detail: format!("Too long: may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
         });

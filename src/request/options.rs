@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::error::{ApiError, FieldError};
+use crate::error::{ApiError, ErrorType, FieldError};
 use crate::request::query::query_bool;
 use crate::selector::field::FieldSelector;
 use crate::selector::label::LabelSelector;
@@ -50,7 +50,7 @@ fn forbidden(field: &str, detail: &str) -> FieldError {
 
 fn not_supported(field: &str, value: &str, supported: &str) -> FieldError {
     FieldError {
-        reason: "FieldValueNotSupported",
+        reason: ErrorType::NotSupported,
         field: field.to_string(),
         detail: format!("Unsupported value: {value:?}: supported values: {supported}"),
     }
@@ -243,7 +243,7 @@ impl WriteOptions {
         if dry_run.iter().any(|v| *v != "All") {
             let rendered = serde_json::to_string(&dry_run).unwrap_or_default();
             causes.push(FieldError {
-                reason: "FieldValueNotSupported",
+                reason: ErrorType::NotSupported,
                 field: "dryRun".into(),
                 detail: format!("Unsupported value: {rendered}: supported values: \"All\""),
             });
@@ -313,7 +313,7 @@ impl Propagation {
                 kind: "DeleteOptions".into(),
                 name: String::new(),
                 causes: vec![crate::error::FieldError {
-                    reason: "FieldValueNotSupported",
+                    reason: ErrorType::NotSupported,
                     field: "propagationPolicy".into(),
                     detail: format!(
                         "Unsupported value: {other:?}: supported values: \"Foreground\", \"Background\", \"Orphan\""

@@ -11,4 +11,4 @@ pub mod scale;
 pub mod structural;
 pub mod validate;
 
-pub use node::{Additional, Pattern, Schema};
+pub use node::{Additional, ListType, MapType, Pattern, Schema, SchemaType};

@@ -20,13 +20,85 @@ pub struct Pattern {
     pub regex: Option<regex::Regex>,
 }
 
+/// A node's `type`; the structural check at load admits no other value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SchemaType {
+    /// No type: only under `x-kubernetes-preserve-unknown-fields` or
+    /// `x-kubernetes-int-or-string`, and inside value validations.
+    #[default]
+    Unset,
+    Object,
+    Array,
+    String,
+    Integer,
+    Number,
+    Boolean,
+}
+
+impl SchemaType {
+    fn parse(text: &str) -> SchemaType {
+        match text {
+            "object" => SchemaType::Object,
+            "array" => SchemaType::Array,
+            "string" => SchemaType::String,
+            "integer" => SchemaType::Integer,
+            "number" => SchemaType::Number,
+            "boolean" => SchemaType::Boolean,
+            _ => SchemaType::Unset,
+        }
+    }
+
+    /// The keyword as written in the schema (`""` when unset).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SchemaType::Unset => "",
+            SchemaType::Object => "object",
+            SchemaType::Array => "array",
+            SchemaType::String => "string",
+            SchemaType::Integer => "integer",
+            SchemaType::Number => "number",
+            SchemaType::Boolean => "boolean",
+        }
+    }
+}
+
+/// `x-kubernetes-list-type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListType {
+    Atomic,
+    Set,
+    Map,
+}
+
+/// `x-kubernetes-map-type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MapType {
+    Atomic,
+    Granular,
+}
+
+fn list_type(text: &str) -> Option<ListType> {
+    match text {
+        "atomic" => Some(ListType::Atomic),
+        "set" => Some(ListType::Set),
+        "map" => Some(ListType::Map),
+        _ => None,
+    }
+}
+
+fn map_type(text: &str) -> Option<MapType> {
+    match text {
+        "atomic" => Some(MapType::Atomic),
+        "granular" => Some(MapType::Granular),
+        _ => None,
+    }
+}
+
 /// One JSON schema node as a CRD's `JSONSchemaProps` carries it. Absent numbers are
 /// `None`, absent lists are empty and absent flags are `false`, so walks need no unwrapping.
 #[derive(Clone, Debug, Default)]
 pub struct Schema {
-    /// `""` when no type is given (only allowed under `x-kubernetes-preserve-unknown-fields`
-    /// or `x-kubernetes-int-or-string`, and inside value validations).
-    pub type_: String,
+    pub type_: SchemaType,
     pub format: String,
     pub title: Option<String>,
     pub description: Option<String>,
@@ -57,9 +129,9 @@ pub struct Schema {
     pub preserve_unknown_fields: bool,
     pub embedded_resource: bool,
     pub int_or_string: bool,
-    pub list_type: Option<String>,
+    pub list_type: Option<ListType>,
     pub list_map_keys: Vec<String>,
-    pub map_type: Option<String>,
+    pub map_type: Option<MapType>,
     /// `x-kubernetes-validations` as written; compiled by the CEL layer.
     pub validations: Vec<Value>,
 }
@@ -72,7 +144,7 @@ impl Schema {
             return Schema::default();
         };
         Schema {
-            type_: string(map, "type").unwrap_or_default(),
+            type_: SchemaType::parse(map.get("type").and_then(Value::as_str).unwrap_or_default()),
             format: string(map, "format").unwrap_or_default(),
             title: string(map, "title"),
             description: string(map, "description"),
@@ -118,9 +190,15 @@ impl Schema {
             preserve_unknown_fields: flag(map, "x-kubernetes-preserve-unknown-fields"),
             embedded_resource: flag(map, "x-kubernetes-embedded-resource"),
             int_or_string: flag(map, "x-kubernetes-int-or-string"),
-            list_type: string(map, "x-kubernetes-list-type"),
+            list_type: map
+                .get("x-kubernetes-list-type")
+                .and_then(Value::as_str)
+                .and_then(list_type),
             list_map_keys: strings(map, "x-kubernetes-list-map-keys"),
-            map_type: string(map, "x-kubernetes-map-type"),
+            map_type: map
+                .get("x-kubernetes-map-type")
+                .and_then(Value::as_str)
+                .and_then(map_type),
             validations: map
                 .get("x-kubernetes-validations")
                 .and_then(Value::as_array)
@@ -168,7 +246,8 @@ impl Schema {
     pub fn unrecognized_formats(&self) -> Vec<&str> {
         let mut out = Vec::new();
         self.visit(&mut |node| {
-            if !node.format.is_empty() && !super::formats::is_recognized(&node.type_, &node.format)
+            if !node.format.is_empty()
+                && !super::formats::is_recognized(node.type_.as_str(), &node.format)
             {
                 out.push(node.format.as_str());
             }
@@ -261,7 +340,7 @@ mod tests {
         );
         assert_eq!(spec.properties["replicas"].maximum, Some(10.0));
         assert_eq!(spec.properties["replicas"].default, Some(json!(1)));
-        assert_eq!(spec.properties["tags"].list_type.as_deref(), Some("set"));
+        assert_eq!(spec.properties["tags"].list_type, Some(ListType::Set));
         assert_eq!(
             spec.properties["labels"]
                 .property("x")

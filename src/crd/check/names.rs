@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use super::{invalid, list_kind, singular};
 use crate::crd::load::LoadedCrd;
-use crate::error::FieldError;
+use crate::error::{ErrorType, FieldError};
 
 /// Which of kube's two per-group name spaces a name lives in.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -100,7 +100,7 @@ fn claims(loaded: &LoadedCrd) -> Vec<Claim> {
 /// `field: Duplicate value: "name": already defined in <source>`.
 fn duplicate(field: &str, value: &str, first_source: &str) -> FieldError {
     FieldError {
-        reason: "FieldValueDuplicate",
+        reason: ErrorType::Duplicate,
         field: field.to_string(),
         detail: format!("Duplicate value: {value:?}: already defined in {first_source}"),
     }

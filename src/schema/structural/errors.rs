@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::error::FieldError;
+use crate::error::{ErrorType, FieldError};
 
 pub(super) fn required(field: &str, detail: &str) -> FieldError {
     FieldError::required(field, detail)
@@ -23,7 +23,7 @@ pub(super) fn invalid_str(field: &str, value: &str, detail: &str) -> FieldError 
 /// `Invalid value: <rendered>: detail` where the value is already rendered as Go would.
 pub(super) fn invalid_rendered(field: &str, rendered: &str, detail: &str) -> FieldError {
     FieldError {
-        reason: "FieldValueInvalid",
+        reason: ErrorType::Invalid,
         field: field.to_string(),
         detail: format!("Invalid value: {rendered}: {detail}"),
     }
@@ -33,7 +33,7 @@ pub(super) fn invalid_rendered(field: &str, rendered: &str, detail: &str) -> Fie
 pub(super) fn not_supported(field: &str, value: &str, supported: &[&str]) -> FieldError {
     let quoted: Vec<String> = supported.iter().map(|s| format!("{s:?}")).collect();
     FieldError {
-        reason: "FieldValueNotSupported",
+        reason: ErrorType::NotSupported,
         field: field.to_string(),
         detail: format!(
             "Unsupported value: {value:?}: supported values: {}",

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::access::{X_VALIDATIONS, additional_schema, get, list, properties, property, text};
 use super::convert::conversion_error;
 use super::errors::{invalid_str, not_supported, required};
-use crate::error::FieldError;
+use crate::error::{ErrorType, FieldError};
 
 const REASONS: [&str; 4] = [
     "FieldValueDuplicate",
@@ -60,7 +60,7 @@ fn check_rule(schema: &Value, rule: &Value, path: &str) -> Vec<FieldError> {
         ));
     }
     if let Some(reason) = get(rule, "reason").and_then(Value::as_str)
-        && !REASONS.contains(&reason)
+        && ErrorType::from_rule_reason(reason).is_none()
     {
         errors.push(not_supported(&format!("{path}.reason"), reason, &REASONS));
     }

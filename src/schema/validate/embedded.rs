@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use super::embedded_meta;
 use super::path::{Seg, Trail};
 use super::sink::{Errors, LazyPath};
-use crate::error::FieldError;
+use crate::error::{ErrorType, FieldError};
 use crate::gofmt::{field_value, quote};
 use crate::schema::{Additional, Schema};
 use crate::validation::is_dns1035_label;
@@ -57,7 +57,7 @@ fn walk<'v>(trail: &mut Trail<'v>, s: &'v Schema, value: &'v Value, out: &mut Er
 
 pub(super) fn invalid(field: String, bad: &str, detail: &str) -> FieldError {
     FieldError {
-        reason: "FieldValueInvalid",
+        reason: ErrorType::Invalid,
         field,
         detail: format!("Invalid value: {bad}: {detail}"),
     }

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::embedded::invalid;
 use super::sink::{Errors, LazyPath};
-use crate::error::FieldError;
+use crate::error::{ErrorType, FieldError};
 use crate::gofmt::{field_value, marshal, quote};
 use crate::selector::label::{label_key_errors, label_value_errors};
 use crate::validation::is_dns1123_label;
@@ -202,7 +202,7 @@ fn annotations(path: &LazyPath, map: &Map<String, Value>, out: &mut Errors) {
     }
     if total > TOTAL_ANNOTATION_SIZE_LIMIT {
         out.push(FieldError {
-            reason: "FieldValueTooLong",
+            reason: ErrorType::TooLong,
             field: field(),
             detail: format!("Too long: may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
         });

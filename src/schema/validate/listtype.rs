@@ -8,9 +8,9 @@ use serde_json::{Map, Value};
 
 use super::path::{Seg, Trail};
 use super::sink::Errors;
-use crate::error::FieldError;
+use crate::error::{ErrorType, FieldError};
 use crate::gofmt::{Num, field_value, marshal};
-use crate::schema::{Additional, Schema};
+use crate::schema::{Additional, ListType, Schema};
 
 /// Every list-type violation in `object` (a whole custom object); past the pass's error
 /// budget it stops (see `sink`).
@@ -56,8 +56,8 @@ fn one_value<'v>(trail: &mut Trail<'v>, s: &'v Schema, value: &'v Value, out: &m
 }
 
 fn array<'v>(trail: &mut Trail<'v>, s: &'v Schema, items: &'v [Value], out: &mut Errors) {
-    match s.list_type.as_deref() {
-        Some("set") => {
+    match s.list_type {
+        Some(ListType::Set) => {
             let keys: Vec<SetKey<'_>> = items.iter().map(SetKey::of).collect();
             for i in non_unique(&keys) {
                 if out.full() {
@@ -66,7 +66,7 @@ fn array<'v>(trail: &mut Trail<'v>, s: &'v Schema, items: &'v [Value], out: &mut
                 out.push(at_index(trail, i, duplicate(field_value(&items[i]))));
             }
         }
-        Some("map") => list_map(trail, &s.list_map_keys, items, out),
+        Some(ListType::Map) => list_map(trail, &s.list_map_keys, items, out),
         _ => {}
     }
     if let Some(item_schema) = &s.items {
@@ -124,15 +124,11 @@ fn non_unique(keys: &[SetKey<'_>]) -> Vec<usize> {
     repeated
 }
 
-fn duplicate(bad: String) -> (&'static str, String) {
-    ("FieldValueDuplicate", format!("Duplicate value: {bad}"))
+fn duplicate(bad: String) -> (ErrorType, String) {
+    (ErrorType::Duplicate, format!("Duplicate value: {bad}"))
 }
 
-fn at_index(
-    trail: &mut Trail<'_>,
-    i: usize,
-    (reason, detail): (&'static str, String),
-) -> FieldError {
+fn at_index(trail: &mut Trail<'_>, i: usize, (reason, detail): (ErrorType, String)) -> FieldError {
     trail.push(Seg::Index(i));
     let field = trail.field_path();
     trail.pop();
@@ -149,7 +145,7 @@ fn list_map<'v>(trail: &mut Trail<'v>, keys: &[String], items: &'v [Value], out:
             "Invalid value: {}: must be an object for an array of list-type map",
             field_value(&items[i])
         );
-        out.push(at_index(trail, i, ("FieldValueInvalid", detail)));
+        out.push(at_index(trail, i, (ErrorType::Invalid, detail)));
         return;
     }
     if items.len() <= 1 {

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use crate::gofmt::Num;
-use crate::schema::Schema;
+use crate::schema::{ListType, Schema, SchemaType};
 
 /// The old value of field `key` of an object with schema `s`: present in both old and
 /// new, with a property or additionalProperties schema. The root's `kind` and
@@ -70,8 +70,8 @@ impl<'v, 's> ListIndex<'v, 's> {
     /// with keys, an array schema and a non-empty old list), else `None`.
     pub(super) fn new(s: &'s Schema, old: &'v Value) -> Option<Self> {
         let old = old.as_array()?;
-        if s.list_type.as_deref() != Some("map")
-            || s.type_ != "array"
+        if s.list_type != Some(ListType::Map)
+            || s.type_ != SchemaType::Array
             || s.list_map_keys.is_empty()
             || old.is_empty()
         {
@@ -114,9 +114,9 @@ pub(super) fn deep_equal(s: &Schema, new: &Value, old: &Value) -> bool {
                 return true;
             }
             let Some(items) = s.items.as_deref() else {
-                return s.list_type.as_deref() != Some("map") && n == o;
+                return s.list_type != Some(ListType::Map) && n == o;
             };
-            if s.list_type.as_deref() != Some("map") {
+            if s.list_type != Some(ListType::Map) {
                 return n == o;
             }
             let Some(index) = ListIndex::new(s, old) else {

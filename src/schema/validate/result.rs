@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::path::{Seg, openapi_name};
 use super::walk::Walker;
-use crate::error::FieldError;
+use crate::error::{ErrorType, FieldError};
 use crate::gofmt::{Num, field_value, marshal, quote};
 use crate::schema::formats;
 
@@ -158,13 +158,13 @@ impl<'v> Issue<'v> {
         };
         let (reason, detail) = match self.kind {
             Kind::Type(_, found) => (
-                "FieldValueTypeInvalid",
+                ErrorType::TypeInvalid,
                 format!("Invalid value: {}: {message}", quote(found)),
             ),
-            Kind::Required(_) => ("FieldValueRequired", "Required value".to_string()),
-            Kind::Enum(data, allowed) => ("FieldValueNotSupported", not_supported(data, allowed)),
-            Kind::TooLong(max) => ("FieldValueTooLong", too_long(max)),
-            Kind::TooMany(actual, max, _) => ("FieldValueTooMany", too_many(actual, max)),
+            Kind::Required(_) => (ErrorType::Required, "Required value".to_string()),
+            Kind::Enum(data, allowed) => (ErrorType::NotSupported, not_supported(data, allowed)),
+            Kind::TooLong(max) => (ErrorType::TooLong, too_long(max)),
+            Kind::TooMany(actual, max, _) => (ErrorType::TooMany, too_many(actual, max)),
             Kind::Plain(_) => invalid("\"\"", &message),
             Kind::TooFew(actual, _, _) => invalid(&actual.to_string(), &message),
             Kind::Body(bad, _) => invalid(&bad, &message),
@@ -211,9 +211,9 @@ fn field_of(prefix: Option<&str>, name: &str) -> String {
     }
 }
 
-fn invalid(bad: &str, message: &str) -> (&'static str, String) {
+fn invalid(bad: &str, message: &str) -> (ErrorType, String) {
     (
-        "FieldValueInvalid",
+        ErrorType::Invalid,
         format!("Invalid value: {bad}: {message}"),
     )
 }

@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::error::FieldError;
+use crate::error::{ErrorType, FieldError};
 
 /// `field: detail` of each error, as kubectl prints causes.
 pub(super) fn messages(errors: &[FieldError]) -> Vec<String> {
@@ -61,7 +61,7 @@ fn validate_seed_crontab_invalid_reports_pattern_and_maximum() {
             "spec.replicas: Invalid value: 15: spec.replicas in body should be less than or equal to 10",
         ]
     );
-    assert!(errors.iter().all(|e| e.reason == "FieldValueInvalid"));
+    assert!(errors.iter().all(|e| e.reason == ErrorType::Invalid));
 }
 
 #[test]
@@ -103,7 +103,7 @@ fn validate_brief_examples_match_kube_text() {
     }));
     let errors = validate(&schema, &json!({"spec": {}}));
     assert_eq!(messages(&errors), vec!["spec.image: Required value"]);
-    assert_eq!(errors[0].reason, "FieldValueRequired");
+    assert_eq!(errors[0].reason, ErrorType::Required);
 }
 
 #[test]
@@ -155,7 +155,7 @@ fn validate_reasons_follow_kube_conversion() {
     for (name, prop, value, reason) in cases {
         let errors = validate(&spec_x(prop), &json!({"spec": {"x": value}}));
         assert_eq!(errors.len(), 1, "{name}");
-        assert_eq!(errors[0].reason, reason, "{name}");
+        assert_eq!(errors[0].reason.reason(), reason, "{name}");
     }
 }
 

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::result::{Kind, Outcome};
 use super::walk::Walker;
 use crate::gofmt::{Num, f64_to_i64};
-use crate::schema::{Schema, formats};
+use crate::schema::{Schema, SchemaType, formats};
 
 /// A node's types and its effective (not stripped) format.
 pub(super) struct View<'s> {
@@ -26,10 +26,10 @@ impl<'s> View<'s> {
     pub(super) fn of(s: &'s Schema) -> Self {
         let types = if s.int_or_string {
             Types::IntOrString
-        } else if s.type_.is_empty() {
+        } else if s.type_ == SchemaType::Unset {
             Types::Any
         } else {
-            Types::One(&s.type_)
+            Types::One(s.type_.as_str())
         };
         let mut view = View { types, format: "" };
         if !s.format.is_empty() && formats::is_recognized(view.single(), &s.format) {
