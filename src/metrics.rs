@@ -1,7 +1,8 @@
 //! Prometheus metrics served on `/metrics`: request counts and latencies by verb, group,
 //! resource, subresource and code; rejected front-proxy, client-certificate and token
 //! attempts by authenticator and reason; calls to the cluster's TokenReview and
-//! SubjectAccessReview.
+//! SubjectAccessReview; whether the front-proxy CA is shared with the client CA while any
+//! CN is allowed.
 //!
 //! Label values come from bounded sets only: a resource that is not served is recorded
 //! with empty group and resource, an unknown HTTP method as `other`, so no client can
@@ -12,6 +13,7 @@ use std::time::Duration;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
@@ -111,6 +113,7 @@ pub struct Metrics {
     latency: HistogramFamily,
     rejections: Family<RejectionLabels, Counter>,
     webhooks: Family<WebhookLabels, Counter>,
+    requestheader_ca_shared: Gauge,
 }
 
 impl Default for Metrics {
@@ -125,6 +128,7 @@ impl Metrics {
         let latency: HistogramFamily = Family::new_with_constructor(latency_histogram);
         let rejections = Family::<RejectionLabels, Counter>::default();
         let webhooks = Family::<WebhookLabels, Counter>::default();
+        let requestheader_ca_shared = Gauge::default();
         let mut registry = Registry::default();
         registry.register(
             "apiserver_request",
@@ -146,12 +150,18 @@ impl Metrics {
             "TokenReview and SubjectAccessReview calls to the cluster by result",
             webhooks.clone(),
         );
+        registry.register(
+            "crd_apiserver_requestheader_ca_shared_with_client_ca",
+            "1 when the requestheader CA bundle shares a CA with the client CA bundle and no requestheader allowed names are set: any client certificate can then claim any user through X-Remote-* headers",
+            requestheader_ca_shared.clone(),
+        );
         Metrics {
             registry,
             requests,
             latency,
             rejections,
             webhooks,
+            requestheader_ca_shared,
         }
     }
 
@@ -187,6 +197,11 @@ impl Metrics {
             .inc();
     }
 
+    /// Records whether the front-proxy hazard is present (see `authn::overlap`).
+    pub fn set_requestheader_ca_shared(&self, shared: bool) {
+        self.requestheader_ca_shared.set(i64::from(shared));
+    }
+
     /// The registry in the OpenMetrics text format.
     pub fn render(&self) -> String {
         let mut out = String::new();
@@ -213,12 +228,14 @@ mod tests {
         metrics.observe_request(labels, 200, Duration::from_millis(3));
         metrics.count_rejection("requestheader", "unknown_authority");
         metrics.count_review("subjectaccessreview", "allowed");
+        metrics.set_requestheader_ca_shared(true);
         let text = metrics.render();
         for want in [
             "apiserver_request_total{verb=\"list\",group=\"stable.example.com\",resource=\"crontabs\",subresource=\"\",code=\"200\"} 1",
             "apiserver_request_duration_seconds_count{verb=\"list\"",
             "crd_apiserver_authentication_rejections_total{authenticator=\"requestheader\",reason=\"unknown_authority\"} 1",
             "crd_apiserver_delegated_reviews_total{webhook=\"subjectaccessreview\",result=\"allowed\"} 1",
+            "crd_apiserver_requestheader_ca_shared_with_client_ca 1",
         ] {
             assert!(text.contains(want), "missing {want} in\n{text}");
         }

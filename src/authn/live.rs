@@ -11,10 +11,12 @@
 //! not parse keeps the previous configuration and is logged.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
+use super::overlap;
 use super::requestheader::{HeaderNames, RequestHeaderAuthenticator};
 use super::x509::{CertVerifier, X509Authenticator};
+use crate::metrics::Metrics;
 
 pub const CONFIGMAP_NAMESPACE: &str = "kube-system";
 pub const CONFIGMAP_NAME: &str = "extension-apiserver-authentication";
@@ -37,7 +39,8 @@ pub struct CertAuthenticators {
     pub x509: Option<X509Authenticator>,
 }
 
-/// Which parts follow the ConfigMap (the others came from flags and never change).
+/// Which parts follow the ConfigMap; the others came from flags, and their CA files are
+/// followed by [`super::cafile`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Sources {
     pub client_ca_from_cluster: bool,
@@ -47,7 +50,12 @@ pub struct Sources {
 /// The live configuration, read once per request.
 pub struct LiveCerts {
     current: RwLock<Arc<CertAuthenticators>>,
+    /// Serialises updates (ConfigMap watcher, CA file reloader): each reads the current
+    /// configuration and derives the next, so two at once could lose one.
+    writer: Mutex<()>,
     sources: Sources,
+    /// Where the front-proxy hazard ([`overlap`]) is reported.
+    metrics: Option<Arc<Metrics>>,
 }
 
 type Data = BTreeMap<String, String>;
@@ -56,8 +64,21 @@ impl LiveCerts {
     pub fn new(initial: CertAuthenticators, sources: Sources) -> Self {
         LiveCerts {
             current: RwLock::new(Arc::new(initial)),
+            writer: Mutex::new(()),
             sources,
+            metrics: None,
         }
+    }
+
+    /// Reports the front-proxy hazard to `metrics` now and whenever it changes.
+    pub fn with_metrics(mut self, metrics: Arc<Metrics>) -> Self {
+        let shared = overlap::hazard(&self.current());
+        metrics.set_requestheader_ca_shared(shared.is_some());
+        if let Some(cas) = shared {
+            overlap::warn(&cas);
+        }
+        self.metrics = Some(metrics);
+        self
     }
 
     pub fn current(&self) -> Arc<CertAuthenticators> {
@@ -73,13 +94,53 @@ impl LiveCerts {
 
     /// Applies the ConfigMap's data (`None`: the ConfigMap does not exist).
     pub fn apply(&self, data: Option<&Data>) {
+        let sources = self.sources;
+        self.update(|old| {
+            let mut next = old.clone();
+            if sources.client_ca_from_cluster {
+                next.x509 = client_ca(data, old.x509.as_ref());
+            }
+            if sources.requestheader_from_cluster {
+                next.requestheader = requestheader(data, old.requestheader.as_ref());
+            }
+            next
+        });
+    }
+
+    /// Puts a new client CA bundle in place (`--client-ca-file` changed).
+    pub fn set_client_ca(&self, verifier: CertVerifier) {
+        self.update(|old| CertAuthenticators {
+            x509: Some(X509Authenticator::new(verifier)),
+            ..old.clone()
+        });
+    }
+
+    /// Puts a new requestheader CA bundle in place (`--requestheader-client-ca-file`
+    /// changed); the allowed names and header names stay as the flags set them.
+    pub fn set_requestheader_ca(&self, verifier: CertVerifier) {
+        self.update(|old| CertAuthenticators {
+            requestheader: old
+                .requestheader
+                .as_ref()
+                .map(|r| RequestHeaderAuthenticator {
+                    verifier,
+                    ..r.clone()
+                }),
+            ..old.clone()
+        });
+    }
+
+    /// Derives the next configuration from the current one and swaps it in; requests
+    /// already running keep the configuration they started with.
+    fn update(&self, next: impl FnOnce(&CertAuthenticators) -> CertAuthenticators) {
+        let _writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
         let old = self.current();
-        let mut next = (*old).clone();
-        if self.sources.client_ca_from_cluster {
-            next.x509 = client_ca(data, old.x509.as_ref());
-        }
-        if self.sources.requestheader_from_cluster {
-            next.requestheader = requestheader(data, old.requestheader.as_ref());
+        let next = next(&old);
+        if let Some(metrics) = &self.metrics {
+            let shared = overlap::hazard(&next);
+            if shared != overlap::hazard(&old) {
+                overlap::report_change(shared.as_deref(), metrics);
+            }
         }
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(next);
     }

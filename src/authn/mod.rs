@@ -17,9 +17,11 @@
 //! swaps it on rotation.
 
 pub mod cache;
+pub mod cafile;
 pub mod client;
 pub mod configmap;
 pub mod live;
+pub mod overlap;
 pub mod requestheader;
 pub mod setup;
 pub mod token;

@@ -6,13 +6,15 @@
 //! warns (upstream's words) and runs with what the flags give — dev mode's client CA.
 //! With a cluster, the ConfigMap is read once before serving; a failed lookup stops
 //! start-up unless `--authentication-tolerate-lookup-failure`, in which case the server
-//! starts without it and the watcher keeps trying.
+//! starts without it and the watcher keeps trying. CA bundles from files are followed
+//! too ([`CaFiles`]).
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::Authenticator;
+use super::cafile::CaFiles;
 use super::client::{ClientError, delegation_client};
 use super::configmap::Watcher;
 use super::live::{CONFIGMAP_NAME, CONFIGMAP_NAMESPACE, CertAuthenticators, LiveCerts, Sources};
@@ -70,11 +72,31 @@ fn from_flags(flags: &AuthFlags) -> Result<CertAuthenticators, SetupError> {
     })
 }
 
-/// The authenticator, and the ConfigMap watcher to spawn when the cluster is followed.
+/// What keeps the certificate configuration live while serving.
+pub struct Followers {
+    /// The ConfigMap watcher, when the cluster is followed.
+    pub configmap: Option<Watcher>,
+    /// The CA files' reloader, when the flags name CA files.
+    pub files: Option<CaFiles>,
+}
+
+impl Followers {
+    /// Starts them on the current runtime.
+    pub fn spawn(self) {
+        if let Some(watcher) = self.configmap {
+            tokio::spawn(watcher.run());
+        }
+        if let Some(files) = self.files {
+            tokio::spawn(files.run());
+        }
+    }
+}
+
+/// The authenticator, and what follows the ConfigMap and the CA files.
 pub async fn authenticator(
     flags: &AuthFlags,
     metrics: Arc<Metrics>,
-) -> Result<(Authenticator, Option<Watcher>), SetupError> {
+) -> Result<(Authenticator, Followers), SetupError> {
     let client = delegation_client(
         flags.authentication_kubeconfig.as_deref(),
         flags.kubeconfig.as_deref(),
@@ -90,7 +112,12 @@ pub async fn authenticator(
         client_ca_from_cluster: follow && certs.x509.is_none(),
         requestheader_from_cluster: follow && certs.requestheader.is_none(),
     };
-    let live = Arc::new(LiveCerts::new(certs, sources));
+    let live = Arc::new(LiveCerts::new(certs, sources).with_metrics(metrics.clone()));
+    let files = CaFiles::new(
+        live.clone(),
+        flags.client_ca_file.as_deref(),
+        flags.requestheader_client_ca_file.as_deref(),
+    );
     let watcher = match &client {
         Some(c) if sources.client_ca_from_cluster || sources.requestheader_from_cluster => {
             let mut watcher = Watcher::new(c.clone(), live.clone());
@@ -102,7 +129,11 @@ pub async fn authenticator(
     let ttl = flags.authentication_token_webhook_cache_ttl;
     let token = client.map(|c| TokenAuthenticator::new(c, ttl, metrics.clone()));
     let authenticator = Authenticator::new(live, token, flags.anonymous_auth, metrics);
-    Ok((authenticator, watcher))
+    let followers = Followers {
+        configmap: watcher,
+        files,
+    };
+    Ok((authenticator, followers))
 }
 
 fn warn_no_lookup(certs: &CertAuthenticators) {

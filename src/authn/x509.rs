@@ -13,6 +13,7 @@ use rustls::server::danger::ClientCertVerifier;
 use rustls::{CertificateError, RootCertStore};
 
 use super::cache::{DEFAULT_CAPACITY, TtlCache};
+use super::overlap::AuthorityId;
 use super::{Outcome, RejectReason, Rejection, UserInfo};
 
 /// How long a chain's verification result is reused. A connection presents the same
@@ -26,6 +27,8 @@ pub struct CertVerifier {
     verifier: Arc<dyn ClientCertVerifier>,
     /// The PEM or DER bundle it was built from, to notice when a reload changes nothing.
     source: Arc<[u8]>,
+    /// The bundle's CAs, to compare bundles ([`super::overlap`]).
+    authorities: Arc<[AuthorityId]>,
     /// Recent results by SHA-256 of the presented chain.
     verified: Arc<TtlCache<[u8; 32], Result<Subject, Rejection>>>,
 }
@@ -68,6 +71,7 @@ impl CertVerifier {
         Ok(CertVerifier {
             verifier,
             source: Arc::from(source),
+            authorities: cas.iter().filter_map(AuthorityId::of).collect(),
             verified: Arc::new(TtlCache::new(DEFAULT_CAPACITY)),
         })
     }
@@ -75,6 +79,11 @@ impl CertVerifier {
     /// Whether this verifier was built from exactly `pem`.
     pub fn built_from(&self, pem: &[u8]) -> bool {
         *self.source == *pem
+    }
+
+    /// The CAs this verifier trusts.
+    pub fn authorities(&self) -> &[AuthorityId] {
+        &self.authorities
     }
 
     /// Checks `leaf` (with the client's intermediates) for client authentication now.

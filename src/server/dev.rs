@@ -1,5 +1,8 @@
 //! Dev mode: a PKI and kubeconfig under `pki/dev/` (kept across runs), the example CRDs,
 //! the embedded store, loopback only — then the normal server.
+//!
+//! The PKI and data directories are created 0700 and every private key (and the
+//! kubeconfig, which embeds one) is created 0600 ([`pki::write_file`]).
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -34,6 +37,7 @@ impl DevPki {
 
     /// Generates the CAs and leaves unless they already exist (so kubeconfigs stay valid).
     pub fn ensure(&self) -> Result<(), PkiError> {
+        private_dir(&self.dir)?;
         if self.admin_key.exists() && self.dir.join("serving.key").exists() {
             return Ok(());
         }
@@ -80,6 +84,7 @@ impl DevPki {
 pub fn prepare(mut flags: ServeFlags) -> Result<(ServeFlags, DevPki), PkiError> {
     let dev = DevPki::at(&flags.dev_pki_dir);
     dev.ensure()?;
+    private_dir(&flags.data_dir)?;
     flags.tls_cert_file = Some(dev.dir.join("serving.crt"));
     flags.tls_private_key_file = Some(dev.dir.join("serving.key"));
     flags.auth.client_ca_file = Some(dev.client_ca.clone());
@@ -90,4 +95,28 @@ pub fn prepare(mut flags: ServeFlags) -> Result<(ServeFlags, DevPki), PkiError> 
         flags.bind_address = IpAddr::V4(Ipv4Addr::LOCALHOST);
     }
     Ok((flags, dev))
+}
+
+/// Creates `dir` 0700; an existing directory others can enter is reported, not changed
+/// (it may be one the user pointed at on purpose). Logging is not set up yet, hence
+/// stderr.
+fn private_dir(dir: &Path) -> Result<(), PkiError> {
+    use std::os::unix::fs::PermissionsExt;
+    pki::private_dir(dir)?;
+    let mode = std::fs::metadata(dir)
+        .map_err(|source| PkiError::Write {
+            path: dir.display().to_string(),
+            source,
+        })?
+        .permissions()
+        .mode();
+    if mode & 0o077 != 0 {
+        eprintln!(
+            "crd-apiserver: warning: {} is open to other users (mode {:o}); run `chmod 700 {}`",
+            dir.display(),
+            mode & 0o777,
+            dir.display()
+        );
+    }
+    Ok(())
 }

@@ -120,12 +120,10 @@ fn san(host: &str) -> Option<SanType> {
     }
 }
 
-/// Writes `name.crt` and `name.key` into `dir` (key mode 0600) and returns their paths.
+/// Writes `name.crt` (0644) and `name.key` (0600) into `dir`, created 0700 when absent,
+/// and returns their paths.
 pub fn write_pair(dir: &Path, name: &str, pem: &Pem) -> Result<(PathBuf, PathBuf), PkiError> {
-    std::fs::create_dir_all(dir).map_err(|source| PkiError::Write {
-        path: dir.display().to_string(),
-        source,
-    })?;
+    private_dir(dir)?;
     let cert = dir.join(format!("{name}.crt"));
     let key = dir.join(format!("{name}.key"));
     write_file(&cert, pem.cert.as_bytes(), 0o644)?;
@@ -133,15 +131,50 @@ pub fn write_pair(dir: &Path, name: &str, pem: &Pem) -> Result<(PathBuf, PathBuf
     Ok((cert, key))
 }
 
-/// Writes a file with the given Unix mode.
+/// Creates `dir` and its missing parents with mode 0700; an existing directory is left
+/// as it is.
+pub fn private_dir(dir: &Path) -> Result<(), PkiError> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|source| PkiError::Write {
+            path: dir.display().to_string(),
+            source,
+        })
+}
+
+/// Replaces `path` with `data`. The content goes to a new file created with `mode`
+/// (so a key is never readable by others, not even for a moment) which is then renamed
+/// over `path`: readers such as the certificate reloader see the old file or the new
+/// one, never a half-written one, and an existing file's wider mode is not inherited.
 pub fn write_file(path: &Path, data: &[u8], mode: u32) -> Result<(), PkiError> {
-    use std::os::unix::fs::PermissionsExt;
-    let err = |source| PkiError::Write {
-        path: path.display().to_string(),
-        source,
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let err = |path: &Path| {
+        let path = path.display().to_string();
+        move |source| PkiError::Write { path, source }
     };
-    std::fs::write(path, data).map_err(err)?;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).map_err(err)
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    // A leftover of an interrupted write by this pid; create_new below needs it gone.
+    let _ = std::fs::remove_file(&temp);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .open(&temp)
+        .map_err(err(&temp))?;
+    let written = file.write_all(data).and_then(|()| file.sync_all());
+    if let Err(e) = written.and_then(|()| std::fs::rename(&temp, path)) {
+        let _ = std::fs::remove_file(&temp);
+        return Err(err(path)(e));
+    }
+    Ok(())
 }
 
 /// The serving pair in `cert_dir`, generating a self-signed one (CA + leaf for the

@@ -15,6 +15,7 @@ use crate::crd::catalog::Catalog;
 use crate::handlers::AppState;
 use crate::handlers::state::Lifecycle;
 use crate::metrics::Metrics;
+use crate::server::serving::ServingFiles;
 use crate::server::{accept, pki, shutdown, tls};
 use crate::storage::Store;
 use crate::storage::embedded::EmbeddedStore;
@@ -62,8 +63,9 @@ pub fn load_catalog(paths: &[PathBuf]) -> Result<Catalog, StartError> {
     Catalog::build(&crds).map_err(StartError::Definitions)
 }
 
-/// Serving TLS from the flags, or a self-signed pair in `--cert-dir`.
-fn acceptor(flags: &ServeFlags) -> Result<TlsAcceptor, StartError> {
+/// Serving TLS from the flags, or a self-signed pair in `--cert-dir`; the returned
+/// follower keeps the pair in step with its files.
+fn acceptor(flags: &ServeFlags) -> Result<(TlsAcceptor, ServingFiles), StartError> {
     let (cert, key) = match (&flags.tls_cert_file, &flags.tls_private_key_file) {
         (Some(c), Some(k)) => (c.clone(), k.clone()),
         (None, None) => pki::self_signed_serving(&flags.cert_dir)?,
@@ -73,22 +75,21 @@ fn acceptor(flags: &ServeFlags) -> Result<TlsAcceptor, StartError> {
             ));
         }
     };
-    let config = tls::server_config(tls::read_certs(&cert)?, tls::read_key(&key)?)?;
-    Ok(TlsAcceptor::from(Arc::new(config)))
+    let (files, serving) = ServingFiles::load(cert, key)?;
+    let config = tls::server_config(serving)?;
+    Ok((TlsAcceptor::from(Arc::new(config)), files))
 }
 
-/// The delegated authenticator and authorizer; the ConfigMap watcher is spawned here so
-/// CA rotations apply while serving.
+/// The delegated authenticator and authorizer; the ConfigMap watcher and the CA file
+/// reloader are spawned here so CA rotations apply while serving.
 async fn authenticator(
     flags: &ServeFlags,
     metrics: &Arc<Metrics>,
 ) -> Result<(Authenticator, Authorizer), StartError> {
-    let (authenticator, watcher) = authn::setup::authenticator(&flags.auth, metrics.clone())
+    let (authenticator, followers) = authn::setup::authenticator(&flags.auth, metrics.clone())
         .await
         .map_err(|e| StartError::Config(e.to_string()))?;
-    if let Some(watcher) = watcher {
-        tokio::spawn(watcher.run());
-    }
+    followers.spawn();
     let authorizer = Authorizer::delegated(&flags.auth, metrics.clone())
         .await
         .map_err(StartError::Config)?;
@@ -120,7 +121,8 @@ pub async fn run(
 ) -> Result<(), StartError> {
     tls::install_crypto_provider();
     let catalog = load_catalog(&flags.crd_dir)?;
-    let acceptor = acceptor(&flags)?;
+    let (acceptor, serving_files) = acceptor(&flags)?;
+    tokio::spawn(serving_files.run());
     let metrics = Arc::new(Metrics::new());
     let (authenticator, authorizer) = authenticator(&flags, &metrics).await?;
     let store = open_store(&flags).await?;

@@ -1,5 +1,6 @@
-//! TLS: the rustls server configuration (ring provider, h2 + http/1.1 via ALPN) and a
-//! client-certificate verifier that only proves key possession.
+//! TLS: the rustls server configuration (ring provider, h2 + http/1.1 via ALPN, the
+//! live serving certificate of [`super::serving`]) and a client-certificate verifier
+//! that only proves key possession.
 //!
 //! Client certificates are optional at the TLS level and their chains are *not* checked
 //! here: like k8s.io/apiserver (`tls.RequestClientCert`), the authentication stage decides
@@ -7,13 +8,13 @@
 //! effect without touching the listener and an untrusted certificate means "not
 //! authenticated", not a failed handshake.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use rustls::DigitallySignedStruct;
 use rustls::client::danger::HandshakeSignatureValid;
 use rustls::crypto::CryptoProvider;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, UnixTime};
+use rustls::pki_types::{CertificateDer, UnixTime};
+use rustls::server::ResolvesServerCert;
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use rustls::{DistinguishedName, SignatureScheme};
 
@@ -27,6 +28,13 @@ pub enum TlsError {
     },
     #[error("{path}: {message}")]
     Pem { path: String, message: String },
+    /// The private key is not the certificate's (or cannot be compared with it).
+    #[error("the private key in {key} does not match the certificate in {cert}: {message}")]
+    Mismatch {
+        cert: String,
+        key: String,
+        message: String,
+    },
     #[error("building the TLS configuration: {0}")]
     Config(#[from] rustls::Error),
 }
@@ -40,46 +48,16 @@ fn provider() -> Arc<CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
 }
 
-/// Reads a PEM certificate chain.
-pub fn read_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>, TlsError> {
-    use rustls::pki_types::pem::PemObject;
-    let data = std::fs::read(path).map_err(|source| TlsError::Read {
-        path: path.display().to_string(),
-        source,
-    })?;
-    let certs: Result<Vec<_>, _> = CertificateDer::pem_slice_iter(&data).collect();
-    match certs {
-        Ok(certs) if !certs.is_empty() => Ok(certs),
-        Ok(_) => Err(TlsError::Pem {
-            path: path.display().to_string(),
-            message: "no certificate found".into(),
-        }),
-        Err(e) => Err(TlsError::Pem {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        }),
-    }
-}
-
-/// Reads a PEM private key (PKCS#8, PKCS#1 or SEC1).
-pub fn read_key(path: &Path) -> Result<PrivateKeyDer<'static>, TlsError> {
-    use rustls::pki_types::pem::PemObject;
-    PrivateKeyDer::from_pem_file(path).map_err(|e| TlsError::Pem {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    })
-}
-
-/// The server configuration: our chain and key, optional client certificates, h2 + http/1.1.
+/// The server configuration: certificates from `serving`, optional client certificates,
+/// h2 + http/1.1.
 pub fn server_config(
-    chain: Vec<CertificateDer<'static>>,
-    key: PrivateKeyDer<'static>,
+    serving: Arc<dyn ResolvesServerCert>,
 ) -> Result<rustls::ServerConfig, TlsError> {
     let provider = provider();
     let mut config = rustls::ServerConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()?
         .with_client_cert_verifier(Arc::new(PossessionOnlyVerifier { provider }))
-        .with_single_cert(chain, key)?;
+        .with_cert_resolver(serving);
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     Ok(config)
 }
