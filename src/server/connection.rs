@@ -63,17 +63,7 @@ pub async fn serve(tls: TlsStream<TcpStream>, peer: SocketAddr, shared: Shared) 
             Ok::<_, Infallible>(in_flight.hold_until_sent(resp))
         }
     });
-    let mut builder = Builder::new(TokioExecutor::new());
-    // Slow clients must not hold connection slots forever.
-    builder
-        .http1()
-        .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_TIMEOUT);
-    builder
-        .http2()
-        .timer(TokioTimer::new())
-        .keep_alive_interval(Some(KEEP_ALIVE_INTERVAL))
-        .keep_alive_timeout(HEADER_READ_TIMEOUT);
+    let builder = builder();
     let conn = builder.serve_connection_with_upgrades(TokioIo::new(tls), service);
     tokio::pin!(conn);
     let idle = until_idle(busy_rx.clone(), shared.slots.clone(), shared.idle_timeout);
@@ -85,8 +75,7 @@ pub async fn serve(tls: TlsStream<TcpStream>, peer: SocketAddr, shared: Shared) 
     tokio::pin!(stop);
     let forced = force_close(busy_rx);
     tokio::pin!(forced);
-    let mut idle_close = false;
-    let mut stop_close = false;
+    let mut closing_down = false;
     loop {
         tokio::select! {
             ended = conn.as_mut() => {
@@ -97,19 +86,35 @@ pub async fn serve(tls: TlsStream<TcpStream>, peer: SocketAddr, shared: Shared) 
             }
             // HTTP/1.1 closes after the response in flight; h2 sends GOAWAY and lets
             // its open streams finish.
-            _ = &mut idle, if !idle_close && !stop_close => {
-                idle_close = true;
+            _ = &mut idle, if !closing_down => {
+                closing_down = true;
                 conn.as_mut().graceful_shutdown();
             }
-            _ = &mut stop, if !idle_close && !stop_close => {
-                stop_close = true;
+            _ = &mut stop, if !closing_down => {
+                closing_down = true;
                 conn.as_mut().graceful_shutdown();
             }
             // A peer that does not take part in h2's close (no PING answer) would keep
-            // an idle slot; nothing is in flight, so the connection is dropped.
-            _ = &mut forced, if idle_close => return,
+            // its slot; once nothing is in flight, the connection is dropped.
+            _ = &mut forced, if closing_down => return,
         }
     }
+}
+
+/// HTTP/1.1 and h2 with the timeouts that keep slow clients from holding a connection:
+/// the request head must arrive within 30 s, and an h2 peer must answer pings.
+fn builder() -> Builder<TokioExecutor> {
+    let mut builder = Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT);
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .keep_alive_interval(Some(KEEP_ALIVE_INTERVAL))
+        .keep_alive_timeout(HEADER_READ_TIMEOUT);
+    builder
 }
 
 /// How long an idle connection has to close gracefully before it is dropped.
