@@ -105,20 +105,7 @@ async fn idle_tls_flood_past_connection_limit_livez_answers_within_a_second() {
         flood.len()
     );
     // Each probe on a new connection, as a kubelet or load balancer would.
-    for _ in 0..5 {
-        let probe = server.anonymous();
-        let started = Instant::now();
-        let resp = tokio::time::timeout(
-            Duration::from_secs(5),
-            probe.get(server.url("/livez")).send(),
-        )
-        .await
-        .expect("livez answered during the flood")
-        .unwrap();
-        let took = started.elapsed();
-        assert_eq!(resp.status(), 200);
-        assert!(took < Duration::from_secs(1), "livez took {took:?}");
-    }
+    livez_answers_within_a_second(&server).await;
     // The server still holds the flood (but for the oldest few, evicted to make room):
     // a read that does not end within the wait is an open connection.
     let mut flood = flood;
@@ -133,6 +120,38 @@ async fn idle_tls_flood_past_connection_limit_livez_answers_within_a_second() {
     .filter(|open| *open)
     .count();
     assert!(open >= 4000, "only {open} flood connections still open");
+}
+
+/// `/livez` on a new connection answers 200 within a second, five times over.
+async fn livez_answers_within_a_second(server: &Server) {
+    for _ in 0..5 {
+        let probe = server.anonymous();
+        let started = Instant::now();
+        let resp = tokio::time::timeout(
+            Duration::from_secs(5),
+            probe.get(server.url("/livez")).send(),
+        )
+        .await
+        .expect("livez answered during the flood")
+        .unwrap();
+        let took = started.elapsed();
+        assert_eq!(resp.status(), 200);
+        assert!(took < Duration::from_secs(1), "livez took {took:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_tcp_flood_past_handshake_limit_livez_answers_within_a_second() {
+    const FLOOD: usize = 1500;
+    raise_open_files_limit(FLOOD as u64 + 512);
+    let server = Server::start();
+    // More connections that never send a ClientHello than the 1024 handshake slots.
+    let mut flood = Vec::with_capacity(FLOOD);
+    for _ in 0..FLOOD {
+        flood.push(TcpStream::connect(server.addr).await.unwrap());
+    }
+    livez_answers_within_a_second(&server).await;
+    drop(flood);
 }
 
 #[tokio::test]
