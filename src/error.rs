@@ -211,6 +211,12 @@ pub enum ApiError {
     /// A read at a revision the store has not reached yet (client-go retries on it).
     #[error("Timeout: Too large resource version: {requested}, current: {current}")]
     TooLargeResourceVersion { requested: i64, current: i64 },
+    /// Past the in-flight limit; the client should retry after the given seconds.
+    #[error("{message}")]
+    TooManyRequests {
+        message: String,
+        retry_after_seconds: u32,
+    },
     /// Anything else; the client sees a generic message, the log the full chain.
     #[error("Internal error occurred: {0}")]
     Internal(String),
@@ -275,6 +281,7 @@ impl ApiError {
             ApiError::RequestEntityTooLarge(_) => 413,
             ApiError::Unauthorized => 401,
             ApiError::Forbidden { .. } => 403,
+            ApiError::TooManyRequests { .. } => 429,
             ApiError::ServiceUnavailable(_) => 503,
             ApiError::Timeout(_) | ApiError::TooLargeResourceVersion { .. } => 504,
             ApiError::Internal(_) => 500,
@@ -295,6 +302,7 @@ impl ApiError {
             ApiError::RequestEntityTooLarge(_) => "RequestEntityTooLarge",
             ApiError::Unauthorized => "Unauthorized",
             ApiError::Forbidden { .. } => "Forbidden",
+            ApiError::TooManyRequests { .. } => "TooManyRequests",
             ApiError::ServiceUnavailable(_) => "ServiceUnavailable",
             ApiError::Timeout(_) | ApiError::TooLargeResourceVersion { .. } => "Timeout",
             ApiError::Internal(_) => "InternalError",
@@ -338,6 +346,10 @@ impl ApiError {
                     })).collect::<Vec<_>>(),
                 }),
             )),
+            ApiError::TooManyRequests {
+                retry_after_seconds,
+                ..
+            } => Some(json!({"retryAfterSeconds": retry_after_seconds})),
             ApiError::Internal(_) => Some(json!({"causes": [{"message": self.inner_message()}]})),
             _ => None,
         }

@@ -1,8 +1,9 @@
 //! Prometheus metrics served on `/metrics`: request counts and latencies by verb, group,
 //! resource, subresource and code; rejected front-proxy, client-certificate and token
 //! attempts by authenticator and reason; calls to the cluster's TokenReview and
-//! SubjectAccessReview; whether the front-proxy CA is shared with the client CA while any
-//! CN is allowed.
+//! SubjectAccessReview; requests the server refused in self-defense (429 past the
+//! in-flight limit), as kube's `apiserver_request_terminations_total`; whether the
+//! front-proxy CA is shared with the client CA while any CN is allowed.
 //!
 //! Label values come from bounded sets only: a resource that is not served is recorded
 //! with empty group and resource, an unknown HTTP method as `other`, so no client can
@@ -110,6 +111,7 @@ fn latency_histogram() -> Histogram {
 pub struct Metrics {
     registry: Registry,
     requests: Family<CodeLabels, Counter>,
+    terminations: Family<CodeLabels, Counter>,
     latency: HistogramFamily,
     rejections: Family<RejectionLabels, Counter>,
     webhooks: Family<WebhookLabels, Counter>,
@@ -125,6 +127,7 @@ impl Default for Metrics {
 impl Metrics {
     pub fn new() -> Metrics {
         let requests = Family::<CodeLabels, Counter>::default();
+        let terminations = Family::<CodeLabels, Counter>::default();
         let latency: HistogramFamily = Family::new_with_constructor(latency_histogram);
         let rejections = Family::<RejectionLabels, Counter>::default();
         let webhooks = Family::<WebhookLabels, Counter>::default();
@@ -134,6 +137,11 @@ impl Metrics {
             "apiserver_request",
             "Requests by verb, group, resource, subresource and HTTP code",
             requests.clone(),
+        );
+        registry.register(
+            "apiserver_request_terminations",
+            "Requests the server terminated in self-defense by verb, group, resource, subresource and HTTP code",
+            terminations.clone(),
         );
         registry.register(
             "apiserver_request_duration_seconds",
@@ -158,6 +166,7 @@ impl Metrics {
         Metrics {
             registry,
             requests,
+            terminations,
             latency,
             rejections,
             webhooks,
@@ -178,6 +187,19 @@ impl Metrics {
             code: code.to_string(),
         };
         self.requests.get_or_create(&with_code).inc();
+    }
+
+    /// Counts a request refused in self-defense (429 past the in-flight limit); it is
+    /// also recorded with its code by [`Metrics::observe_request`].
+    pub fn count_termination(&self, labels: RequestLabels, code: u16) {
+        let with_code = CodeLabels {
+            verb: labels.verb,
+            group: labels.group,
+            resource: labels.resource,
+            subresource: labels.subresource,
+            code: code.to_string(),
+        };
+        self.terminations.get_or_create(&with_code).inc();
     }
 
     /// Counts a rejected certificate-based authentication attempt.
@@ -225,7 +247,8 @@ mod tests {
             resource: "crontabs".into(),
             subresource: "",
         };
-        metrics.observe_request(labels, 200, Duration::from_millis(3));
+        metrics.observe_request(labels.clone(), 200, Duration::from_millis(3));
+        metrics.count_termination(labels, 429);
         metrics.count_rejection("requestheader", "unknown_authority");
         metrics.count_review("subjectaccessreview", "allowed");
         metrics.set_requestheader_ca_shared(true);
@@ -233,6 +256,7 @@ mod tests {
         for want in [
             "apiserver_request_total{verb=\"list\",group=\"stable.example.com\",resource=\"crontabs\",subresource=\"\",code=\"200\"} 1",
             "apiserver_request_duration_seconds_count{verb=\"list\"",
+            "apiserver_request_terminations_total{verb=\"list\",group=\"stable.example.com\",resource=\"crontabs\",subresource=\"\",code=\"429\"} 1",
             "crd_apiserver_authentication_rejections_total{authenticator=\"requestheader\",reason=\"unknown_authority\"} 1",
             "crd_apiserver_delegated_reviews_total{webhook=\"subjectaccessreview\",result=\"allowed\"} 1",
             "crd_apiserver_requestheader_ca_shared_with_client_ca 1",

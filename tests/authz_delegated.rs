@@ -224,6 +224,7 @@ async fn sar_allowed_decision_cached_for_authorized_ttl() {
         "--authorization-webhook-cache-authorized-ttl=2s",
         "--authorization-webhook-cache-unauthorized-ttl=1h",
     ]);
+    let started = std::time::Instant::now();
     assert_eq!(list_as(&d, "bob").await, 200);
     assert_eq!(list_as(&d, "bob").await, 200);
     assert_eq!(
@@ -231,12 +232,16 @@ async fn sar_allowed_decision_cached_for_authorized_ttl() {
         1,
         "second request answered from the cache"
     );
-    tokio::time::sleep(Duration::from_millis(2300)).await;
-    assert_eq!(list_as(&d, "bob").await, 200);
-    assert_eq!(
-        d.fake.access_reviews().len(),
-        2,
-        "reviewed again after the TTL"
+    let d = &d;
+    let cached_for =
+        common::eventually(Duration::from_secs(30), "a second review", || async move {
+            assert_eq!(list_as(d, "bob").await, 200);
+            (d.fake.access_reviews().len() == 2).then(|| started.elapsed())
+        })
+        .await;
+    assert!(
+        cached_for >= Duration::from_secs(2),
+        "reviewed again only after the TTL, not after {cached_for:?}"
     );
 }
 
@@ -247,20 +252,18 @@ async fn sar_denied_decision_cached_for_unauthorized_ttl() {
         "--authorization-webhook-cache-unauthorized-ttl=3s",
     ]);
     d.fake.set_policy(|_| Decision::no_opinion(""));
+    let started = std::time::Instant::now();
     assert_eq!(list_as(&d, "eve").await, 403);
-    tokio::time::sleep(Duration::from_millis(1000)).await;
-    assert_eq!(list_as(&d, "eve").await, 403);
-    assert_eq!(
-        d.fake.access_reviews().len(),
-        1,
-        "denial still cached after 1s"
-    );
-    tokio::time::sleep(Duration::from_millis(2300)).await;
-    assert_eq!(list_as(&d, "eve").await, 403);
-    assert_eq!(
-        d.fake.access_reviews().len(),
-        2,
-        "reviewed again after the TTL"
+    let d = &d;
+    let cached_for =
+        common::eventually(Duration::from_secs(30), "a second review", || async move {
+            assert_eq!(list_as(d, "eve").await, 403);
+            (d.fake.access_reviews().len() == 2).then(|| started.elapsed())
+        })
+        .await;
+    assert!(
+        cached_for >= Duration::from_secs(3),
+        "denial cached for the whole TTL, not only {cached_for:?}"
     );
 }
 

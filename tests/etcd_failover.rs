@@ -8,6 +8,8 @@ mod common;
 #[path = "common/etcd.rs"]
 mod etcd;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{Duration, Instant};
 
 use common::Server;
@@ -20,12 +22,14 @@ fn crontab(name: &str) -> Value {
     json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab", "metadata": {"name": name}})
 }
 
-/// A watcher that records (type, name, resourceVersion) and relists on 410.
+/// A watcher that records (type, name, resourceVersion) and relists on 410; `progress`
+/// is the revision it has caught up to.
 async fn watcher(
     client: reqwest::Client,
     base: String,
     mut rv: String,
     stop: tokio::sync::watch::Receiver<bool>,
+    progress: Arc<AtomicI64>,
 ) -> (Vec<(String, String, i64)>, usize) {
     let mut seen = Vec::new();
     let mut relists = 0;
@@ -58,6 +62,7 @@ async fn watcher(
                     relists += 1;
                     let list: Value = common::json_of(client.get(format!("{base}{CT}"))).await;
                     rv = common::resource_version(&list);
+                    progress.fetch_max(rv.parse().unwrap(), Ordering::SeqCst);
                     continue;
                 }
                 let o = &event["object"];
@@ -67,6 +72,7 @@ async fn watcher(
                     .parse()
                     .unwrap();
                 rv = erv.to_string();
+                progress.fetch_max(erv, Ordering::SeqCst);
                 seen.push((
                     event["type"].as_str().unwrap().to_string(),
                     o["metadata"]["name"].as_str().unwrap().to_string(),
@@ -101,13 +107,16 @@ async fn etcd_restart_loses_no_acknowledged_write_or_watch_event() {
     let list: Value = common::json_of(c.get(server.url(CT))).await;
     let start_rv = common::resource_version(&list);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let watchers: Vec<_> = (0..3)
-        .map(|_| {
+    let progress: Vec<_> = (0..3).map(|_| Arc::new(AtomicI64::new(0))).collect();
+    let watchers: Vec<_> = progress
+        .iter()
+        .map(|p| {
             tokio::spawn(watcher(
                 c.clone(),
                 base.clone(),
                 start_rv.clone(),
                 stop_rx.clone(),
+                p.clone(),
             ))
         })
         .collect();
@@ -169,8 +178,26 @@ async fn etcd_restart_loses_no_acknowledged_write_or_watch_event() {
             "acknowledged {name} lost: {stored:?}"
         );
     }
-    // Let the watchers catch up, then stop them.
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Wait for every watcher to reach the last write, then stop them.
+    let last = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| common::resource_version(i).parse::<i64>().unwrap())
+        .max()
+        .unwrap();
+    let progress = &progress;
+    common::eventually(
+        Duration::from_secs(60),
+        "watchers to catch up",
+        || async move {
+            progress
+                .iter()
+                .all(|p| p.load(Ordering::SeqCst) >= last)
+                .then_some(())
+        },
+    )
+    .await;
     stop_tx.send(true).unwrap();
     for w in watchers {
         let (seen, relists) = w.await.unwrap();

@@ -98,6 +98,8 @@ pub struct ServeFlags {
     /// How long in-flight requests may take to finish after SIGTERM.
     #[arg(long = "shutdown-timeout", default_value = "60s", value_parser = parse_duration)]
     pub shutdown_timeout: Duration,
+    #[command(flatten)]
+    pub limits: LimitFlags,
     /// Dev mode only: where the dev PKI and kubeconfig are kept.
     #[arg(long = "dev-pki-dir", default_value = "pki/dev")]
     pub dev_pki_dir: PathBuf,
@@ -106,6 +108,30 @@ pub struct ServeFlags {
     /// Log format.
     #[arg(long = "log-format", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+}
+
+/// What one client, or a crowd of strangers, can make the server hold: requests in
+/// flight (k8s.io/apiserver's names and defaults), idle connections, and how long the
+/// server keeps serving after SIGTERM while readiness is already red.
+#[derive(Args, Debug, Clone)]
+pub struct LimitFlags {
+    /// Read-only requests (get, list) served at once; more get 429 with Retry-After.
+    /// Watches and health probes are not counted. 0 = unlimited.
+    #[arg(long = "max-requests-inflight", default_value_t = 400)]
+    pub max_requests_inflight: usize,
+    /// Mutating requests served at once; more get 429 with Retry-After. 0 = unlimited.
+    #[arg(long = "max-mutating-requests-inflight", default_value_t = 200)]
+    pub max_mutating_requests_inflight: usize,
+    /// After SIGTERM, how long to keep serving with /readyz failing before the listener
+    /// closes, so load balancers and endpoints stop routing here first.
+    #[arg(long = "shutdown-delay-duration", default_value = "0", value_parser = parse_duration)]
+    pub shutdown_delay: Duration,
+    /// An HTTP/1.1 or HTTP/2 connection with no request in flight for this long is closed.
+    #[arg(long = "connection-idle-timeout", default_value = "90s", value_parser = parse_duration)]
+    pub idle_timeout: Duration,
+    /// How long a TLS handshake may take (tests shorten it).
+    #[arg(long = "tls-handshake-timeout", default_value = "10s", value_parser = parse_duration, hide = true)]
+    pub handshake_timeout: Duration,
 }
 
 impl ServeFlags {

@@ -1,14 +1,63 @@
 //! Health and version: `/healthz`, `/livez`, `/readyz` (with `?verbose` and per-check
 //! paths such as `/readyz/etcd`), and `/version`.
+//!
+//! The probes are open to anyone (kube's always-allow paths), so they must stay cheap: the
+//! storage check runs at most once per [`STORAGE_CHECK_TTL`] whatever the probe rate
+//! (concurrent probes share the check in flight), and failures are logged at most once
+//! per [`FAILURE_LOG_INTERVAL`].
 
-use std::sync::Arc;
+use std::future::Future;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use http::StatusCode;
 use serde_json::json;
+use tokio::time::Instant;
 
 use crate::error::ApiError;
 use crate::handlers::{AppState, Call, Reply};
 use crate::request::negotiate::Representation;
+
+/// How long one storage check answers the probes.
+pub const STORAGE_CHECK_TTL: Duration = Duration::from_secs(1);
+/// Failed checks are logged at most this often.
+pub const FAILURE_LOG_INTERVAL: Duration = Duration::from_secs(10);
+
+/// The storage check as the probes see it, and when a failure was last logged.
+#[derive(Default)]
+pub struct StorageProbe {
+    last: tokio::sync::Mutex<Option<(Instant, Result<(), String>)>>,
+    logged: Mutex<Option<Instant>>,
+}
+
+impl StorageProbe {
+    /// The last result if it is fresh, else the result of `run` (one at a time: probes
+    /// arriving meanwhile wait for it and share it).
+    pub async fn check<F>(&self, run: impl FnOnce() -> F) -> Result<(), String>
+    where
+        F: Future<Output = Result<(), String>>,
+    {
+        let mut last = self.last.lock().await;
+        if let Some((at, result)) = last.as_ref()
+            && at.elapsed() < STORAGE_CHECK_TTL
+        {
+            return result.clone();
+        }
+        let result = run().await;
+        *last = Some((Instant::now(), result.clone()));
+        result
+    }
+
+    /// True when a failure may be logged now (and then not again for a while).
+    fn may_log(&self) -> bool {
+        let mut logged = self.logged.lock().unwrap_or_else(PoisonError::into_inner);
+        if logged.is_some_and(|at| at.elapsed() < FAILURE_LOG_INTERVAL) {
+            return false;
+        }
+        *logged = Some(Instant::now());
+        true
+    }
+}
 
 /// One named check and its result.
 struct Check {
@@ -30,7 +79,11 @@ async fn run_checks(state: &AppState, endpoint: &str) -> Vec<Check> {
         },
     ];
     if endpoint != "livez" {
-        let storage = state.store.check().await.map_err(|e| e.to_string());
+        let store = state.store.clone();
+        let storage = state
+            .storage_probe
+            .check(move || async move { store.check().await.map_err(|e| e.to_string()) })
+            .await;
         checks.push(Check {
             name: "etcd",
             result: storage,
@@ -61,9 +114,11 @@ pub async fn check(state: &Arc<AppState>, call: &Call, parts: &[&str]) -> Result
     }
     let verbose = call.query.iter().any(|(k, _)| k == "verbose");
     let failed = checks.iter().any(|c| c.result.is_err());
-    for c in &checks {
-        if let Err(reason) = &c.result {
-            tracing::warn!(endpoint, check = c.name, %reason, "health check failed");
+    if failed && state.storage_probe.may_log() {
+        for c in &checks {
+            if let Err(reason) = &c.result {
+                tracing::warn!(endpoint, check = c.name, %reason, "health check failed");
+            }
         }
     }
     let code = if failed {
@@ -100,4 +155,39 @@ pub fn version() -> Reply {
         }),
         Representation::Json,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn storage_probe_within_ttl_reuses_result() {
+        let probe = StorageProbe::default();
+        let runs = AtomicUsize::new(0);
+        let run = || async {
+            runs.fetch_add(1, Ordering::SeqCst);
+            Err::<(), _>("etcd down".to_string())
+        };
+        for _ in 0..100 {
+            assert_eq!(probe.check(run).await, Err("etcd down".into()));
+        }
+        assert_eq!(runs.load(Ordering::SeqCst), 1);
+        tokio::time::advance(STORAGE_CHECK_TTL).await;
+        assert!(probe.check(run).await.is_err());
+        assert_eq!(runs.load(Ordering::SeqCst), 2, "checked again once stale");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn may_log_once_per_interval() {
+        let probe = StorageProbe::default();
+        assert!(probe.may_log());
+        assert!(!probe.may_log());
+        tokio::time::advance(FAILURE_LOG_INTERVAL - Duration::from_millis(1)).await;
+        assert!(!probe.may_log());
+        tokio::time::advance(Duration::from_millis(1)).await;
+        assert!(probe.may_log());
+    }
 }

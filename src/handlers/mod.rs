@@ -1,7 +1,8 @@
 //! Handlers stage: dispatch on verb after authn/authz; one module per concern.
 //!
 //! [`serve`] is the whole request pipeline in one function, in kube's order:
-//! request info → authentication → authorization → dispatch → one error conversion.
+//! request info → authentication → max-in-flight → authorization → dispatch → one
+//! error conversion.
 
 pub mod admit;
 pub mod change;
@@ -98,6 +99,12 @@ async fn stages(
         name = %info.name,
         user = %user.name,
     );
+    // Max-in-flight after authentication and before authorization, in kube's order;
+    // the slot is held until the reply is built.
+    let _in_flight = match crate::server::inflight::admit(state, &info, &user) {
+        Ok(slot) => slot,
+        Err(e) => return Reply::Error(e),
+    };
     if let Err(e) = state.authorizer.authorize(&user, &info).await {
         return Reply::Error(e);
     }

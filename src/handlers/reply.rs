@@ -123,7 +123,17 @@ pub fn error_response(err: &ApiError) -> Response<Body> {
     if code.is_server_error() {
         tracing::warn!(code = code.as_u16(), error = %err, "request failed");
     }
-    let mut resp = object_response(code, &err.to_status(), Representation::Json, &[]);
+    let status = err.to_status();
+    let mut resp = object_response(code, &status, Representation::Json, &[]);
+    // As kube's ErrorNegotiated: a Status that names a retry delay also sends it as
+    // Retry-After.
+    if let Some(seconds) = status["details"]["retryAfterSeconds"]
+        .as_u64()
+        .filter(|s| *s > 0)
+    {
+        resp.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+    }
     if let ApiError::Unauthorized = err {
         resp.headers_mut().insert(
             header::WWW_AUTHENTICATE,

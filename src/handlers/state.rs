@@ -1,5 +1,5 @@
 //! Serving state shared by every request: the CRD catalog, the store, authn, authz,
-//! metrics and lifecycle.
+//! metrics, request limits, the cached storage probe and lifecycle.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,7 +10,9 @@ use tokio::sync::watch;
 use crate::authn::Authenticator;
 use crate::authz::Authorizer;
 use crate::crd::catalog::Catalog;
+use crate::handlers::health::StorageProbe;
 use crate::metrics::Metrics;
+use crate::server::inflight::InFlight;
 use crate::storage::Store;
 use crate::storage::key::KeyLayout;
 
@@ -62,4 +64,10 @@ pub struct AppState {
     pub bookmark_interval: Duration,
     /// `--max-object-size`: the largest stored form of one object, in bytes.
     pub max_object_size: usize,
+    /// The read-only and mutating in-flight budgets.
+    pub inflight: InFlight,
+    /// How long a request (its body included) may take: kube's `--request-timeout`.
+    pub request_timeout: Duration,
+    /// The storage check behind `/readyz` and `/healthz`, cached briefly.
+    pub storage_probe: StorageProbe,
 }

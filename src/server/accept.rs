@@ -1,43 +1,56 @@
-//! The accept loop: TLS handshakes with a timeout, HTTP/1.1 or h2 per ALPN, the peer's
-//! certificate chain handed to every request of the connection, graceful draining.
+//! The accept loop: every TCP connection gets a handshake slot, then — only once its TLS
+//! handshake is done — a connection slot; then graceful draining when the server stops.
+//!
+//! Why this order: a slot taken before the handshake lets anyone who can reach the port
+//! fill every slot with connections that never speak, and the health probes time out.
+//! So the loop never waits: handshakes are bounded by their own pool and by a deadline,
+//! and a full pool (of handshakes, or of connections) asks its oldest idle member to
+//! leave rather than turning the newcomer away. Connections with requests in flight are
+//! never evicted; those wait for the request limits of [`crate::server::inflight`].
 
-use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::body::Body;
-use bytes::{Bytes, BytesMut};
-use http::{Method, Request, Response};
-use http_body_util::BodyExt;
-use hyper::body::Incoming;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use hyper_util::server::conn::auto::Builder;
-use hyper_util::server::graceful::GracefulShutdown;
-use rustls::pki_types::CertificateDer;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, watch};
 use tokio_rustls::TlsAcceptor;
+use tokio_rustls::server::TlsStream;
 
-use crate::error::ApiError;
-use crate::handlers::{self, AppState};
-use crate::request::body::MAX_BODY_BYTES;
+use crate::handlers::AppState;
+use crate::server::connection::{self, Shared};
+use crate::server::slots::Slots;
 
-const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
-const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
-const KEEP_ALIVE_INTERVAL: Duration = Duration::from_secs(30);
-/// Connections served at once; more wait in the listen backlog.
-const MAX_CONNECTIONS: usize = 4096;
+/// Connections served at once, counted after their handshake.
+pub const MAX_CONNECTIONS: u32 = 4096;
+/// TLS handshakes in progress at once; when full, the oldest gives way to a newcomer, so
+/// a half-open flood cannot starve a client whose handshake takes milliseconds.
+pub const MAX_HANDSHAKES: u32 = 1024;
+
+/// The connection limits of the flags.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub handshake_timeout: Duration,
+    pub idle_timeout: Duration,
+    pub drain_timeout: Duration,
+}
 
 /// Serves until `stop` resolves, then stops accepting and drains open connections for
-/// at most `drain_timeout`.
+/// at most `limits.drain_timeout`.
 pub async fn serve(
     listener: TcpListener,
     acceptor: TlsAcceptor,
     state: Arc<AppState>,
     stop: impl std::future::Future<Output = ()>,
-    drain_timeout: Duration,
+    limits: Limits,
 ) {
-    let graceful = GracefulShutdown::new();
-    let permits = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let handshakes = Slots::new(MAX_HANDSHAKES);
+    let (closing_tx, closing) = watch::channel(false);
+    let shared = Shared {
+        state,
+        slots: Slots::new(MAX_CONNECTIONS),
+        idle_timeout: limits.idle_timeout,
+        closing,
+    };
     tokio::pin!(stop);
     loop {
         let accepted = tokio::select! {
@@ -53,112 +66,59 @@ pub async fn serve(
                 continue;
             }
         };
-        let permit = tokio::select! {
-            p = permits.clone().acquire_owned() => p,
-            _ = &mut stop => break,
-        };
-        let Ok(permit) = permit else { break };
         let acceptor = acceptor.clone();
-        let state = state.clone();
-        let watcher = graceful.watcher();
+        let handshakes = handshakes.clone();
+        let shared = shared.clone();
+        let deadline = limits.handshake_timeout;
         tokio::spawn(async move {
-            let _permit = permit;
-            let tls = match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(tcp)).await {
-                Ok(Ok(tls)) => tls,
-                Ok(Err(e)) => return tracing::debug!(%peer, error = %e, "TLS handshake failed"),
-                Err(_) => return tracing::debug!(%peer, "TLS handshake timed out"),
+            let mut closing = shared.closing.clone();
+            let stop = async move {
+                let _ = closing.wait_for(|c| *c).await;
             };
-            let certs: Arc<Vec<CertificateDer<'static>>> = Arc::new(
-                tls.get_ref()
-                    .1
-                    .peer_certificates()
-                    .map(<[_]>::to_vec)
-                    .unwrap_or_default(),
-            );
-            let service = hyper::service::service_fn(move |req| {
-                let state = state.clone();
-                let certs = certs.clone();
-                async move { Ok::<_, Infallible>(handle(state, &certs, req).await) }
-            });
-            let mut builder = Builder::new(TokioExecutor::new());
-            // Slow or idle clients must not hold connection slots forever.
-            builder
-                .http1()
-                .timer(TokioTimer::new())
-                .header_read_timeout(HEADER_READ_TIMEOUT);
-            builder
-                .http2()
-                .timer(TokioTimer::new())
-                .keep_alive_interval(Some(KEEP_ALIVE_INTERVAL))
-                .keep_alive_timeout(HEADER_READ_TIMEOUT);
-            let conn = builder.serve_connection_with_upgrades(TokioIo::new(tls), service);
-            if let Err(e) = watcher.watch(conn.into_owned()).await {
-                tracing::debug!(%peer, error = %e, "connection ended with an error");
+            let establishing = establish(tcp, acceptor, &handshakes, &shared.slots);
+            let established = tokio::select! {
+                e = tokio::time::timeout(deadline, establishing) => e,
+                _ = stop => return,
+            };
+            match established {
+                Ok(Ok((tls, slot))) => {
+                    connection::serve(tls, peer, shared).await;
+                    drop(slot);
+                }
+                Ok(Err(why)) => tracing::debug!(%peer, %why, "connection not established"),
+                Err(_) => tracing::debug!(%peer, "TLS handshake timed out"),
             }
         });
     }
     drop(listener);
+    // Connections finish their requests in flight and close; handshakes are abandoned.
+    closing_tx.send_replace(true);
     tokio::select! {
-        _ = graceful.shutdown() => tracing::info!("all connections drained"),
-        _ = tokio::time::sleep(drain_timeout) => tracing::warn!("drain timeout reached; closing remaining connections"),
+        _ = shared.slots.all_free() => tracing::info!("all connections drained"),
+        _ = tokio::time::sleep(limits.drain_timeout) => tracing::warn!("drain timeout reached; closing remaining connections"),
     }
 }
 
-/// One HTTP request: body read within the limit, then the handler pipeline.
-async fn handle(
-    state: Arc<AppState>,
-    certs: &[CertificateDer<'static>],
-    req: Request<Incoming>,
-) -> Response<Body> {
-    let (parts, body) = req.into_parts();
-    let body = read_body(parts.method.clone(), body);
-    let path = parts.uri.path().to_string();
-    let query = parts.uri.query().unwrap_or_default().to_string();
-    handlers::serve(
-        &state,
-        parts.method,
-        &path,
-        &query,
-        parts.headers,
-        body,
-        certs,
-    )
-    .await
-    .into_response()
-}
-
-/// Bodies over the limit are still read (and dropped) up to this size, so the client
-/// receives the 413 instead of a reset connection.
-const DRAIN_LIMIT: usize = 16 * 1024 * 1024;
-
-async fn read_body(method: Method, body: Incoming) -> Result<Bytes, ApiError> {
-    if !matches!(
-        method,
-        Method::POST | Method::PUT | Method::PATCH | Method::DELETE
-    ) {
-        return Ok(Bytes::new());
+/// The handshake, holding a handshake slot, then a connection slot. Until the connection
+/// slot is had, the newcomer offers its handshake slot to later arrivals.
+async fn establish(
+    tcp: TcpStream,
+    acceptor: TlsAcceptor,
+    handshakes: &Arc<Slots>,
+    connections: &Arc<Slots>,
+) -> Result<(TlsStream<TcpStream>, OwnedSemaphorePermit), String> {
+    let _handshake = handshakes.take().await.ok_or("no handshake slot")?;
+    let offer = handshakes.offer();
+    let established = async {
+        let tls = acceptor
+            .accept(tcp)
+            .await
+            .map_err(|e| format!("TLS handshake failed: {e}"))?;
+        let slot = connections.take().await.ok_or("no connection slot")?;
+        Ok::<_, String>((tls, slot))
+    };
+    tokio::select! {
+        e = established => e,
+        _ = offer.evicted() => Err("handshake slot given to a newer connection".into()),
     }
-    let mut body = body;
-    let mut buf = BytesMut::new();
-    let mut seen = 0usize;
-    while let Some(frame) = body.frame().await {
-        let frame = frame
-            .map_err(|e| ApiError::BadRequest(format!("error reading the request body: {e}")))?;
-        let Ok(data) = frame.into_data() else {
-            continue;
-        };
-        seen += data.len();
-        if seen > DRAIN_LIMIT {
-            break;
-        }
-        if seen <= MAX_BODY_BYTES {
-            buf.extend_from_slice(&data);
-        }
-    }
-    if seen > MAX_BODY_BYTES {
-        return Err(ApiError::RequestEntityTooLarge(format!(
-            "Request entity too large: limit is {MAX_BODY_BYTES}"
-        )));
-    }
-    Ok(buf.freeze())
 }

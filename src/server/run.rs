@@ -16,6 +16,7 @@ use crate::handlers::AppState;
 use crate::handlers::state::Lifecycle;
 use crate::metrics::Metrics;
 use crate::server::serving::ServingFiles;
+use crate::server::inflight::InFlight;
 use crate::server::{accept, pki, shutdown, tls};
 use crate::storage::Store;
 use crate::storage::embedded::EmbeddedStore;
@@ -120,6 +121,7 @@ pub async fn run(
     on_listening: impl FnOnce(std::net::SocketAddr),
 ) -> Result<(), StartError> {
     tls::install_crypto_provider();
+    raise_open_files_limit();
     let catalog = load_catalog(&flags.crd_dir)?;
     let (acceptor, serving_files) = acceptor(&flags)?;
     tokio::spawn(serving_files.run());
@@ -136,6 +138,12 @@ pub async fn run(
         lifecycle: Lifecycle::default(),
         bookmark_interval: flags.bookmark_interval,
         max_object_size: flags.max_object_size,
+        inflight: InFlight::new(
+            flags.limits.max_requests_inflight,
+            flags.limits.max_mutating_requests_inflight,
+        ),
+        request_timeout: flags.request_timeout,
+        storage_probe: Default::default(),
     });
     if !flags.compaction_interval.is_zero() {
         tokio::spawn(compact_periodically(store, flags.compaction_interval));
@@ -153,9 +161,43 @@ pub async fn run(
     })?;
     tracing::info!(address = %bound, resources = state.catalog.resources().len(), "serving");
     on_listening(bound);
-    let stop = shutdown::begin(state.clone());
-    accept::serve(listener, acceptor, state, stop, flags.shutdown_timeout).await;
+    let stop = shutdown::begin(state.clone(), flags.limits.shutdown_delay);
+    let limits = accept::Limits {
+        handshake_timeout: flags.limits.handshake_timeout,
+        idle_timeout: flags.limits.idle_timeout,
+        drain_timeout: flags.shutdown_timeout,
+    };
+    accept::serve(listener, acceptor, state, stop, limits).await;
     Ok(())
+}
+
+/// Open files the connection and handshake limits need, with room for the store and
+/// the cluster clients.
+const WANTED_OPEN_FILES: u64 = (accept::MAX_CONNECTIONS + accept::MAX_HANDSHAKES) as u64 + 512;
+
+/// Raises the soft open-files limit to the hard one (as Go does since 1.19): the
+/// default soft limit of 1024 would cap connections long before their own limit.
+fn raise_open_files_limit() {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let limit = getrlimit(Resource::Nofile);
+    let raised = rustix::process::Rlimit {
+        current: limit.maximum,
+        maximum: limit.maximum,
+    };
+    let soft = match setrlimit(Resource::Nofile, raised) {
+        Ok(()) => limit.maximum,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot raise the open-files limit");
+            limit.current
+        }
+    };
+    if let Some(soft) = soft.filter(|s| *s < WANTED_OPEN_FILES) {
+        tracing::warn!(
+            limit = soft,
+            wanted = WANTED_OPEN_FILES,
+            "open-files limit is below what the connection limits need; accepts may fail"
+        );
+    }
 }
 
 /// kube's compaction schedule: every interval, compact to the revision seen one interval

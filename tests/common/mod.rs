@@ -105,6 +105,25 @@ impl Server {
         exit
     }
 
+    /// Sends SIGTERM and returns at once.
+    pub fn sigterm(&self) {
+        let child = self.child.as_ref().expect("running");
+        let status = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+    }
+
+    /// The exit status if the process has exited.
+    pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.child
+            .as_mut()
+            .expect("running")
+            .try_wait()
+            .expect("try_wait")
+    }
+
     /// Stops and starts again on the same data dir and PKI.
     pub fn restart(mut self) -> Server {
         self.terminate();
@@ -212,6 +231,26 @@ pub fn start_with_definitions(crds: &Path, dir: &Path) -> std::process::Output {
         .arg(dir.join("certs"))
         .output()
         .expect("run crd-apiserver")
+}
+
+/// Calls `attempt` every 50 ms until it yields a value; fails the test after `within`.
+/// For waiting on the server's own clocks (cache TTLs, compaction ticks) without
+/// sleeping a guessed time.
+pub async fn eventually<T, F>(within: Duration, what: &str, mut attempt: impl FnMut() -> F) -> T
+where
+    F: std::future::Future<Output = Option<T>>,
+{
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        if let Some(value) = attempt().await {
+            return value;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out after {within:?} waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 /// Writes a file into the server's temp dir and returns its path.

@@ -1,0 +1,251 @@
+//! One connection after its TLS handshake: HTTP/1.1 or h2 per ALPN, the peer's
+//! certificate chain handed to every request, and the connection's end. Requests are
+//! counted from their head to the last byte of their response; a connection with none
+//! in flight is idle, and an idle connection is closed after the idle timeout, when a
+//! new connection needs its slot, or when the server stops.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use bytes::{Bytes, BytesMut};
+use http::{Method, Request, Response};
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto::Builder;
+use rustls::pki_types::CertificateDer;
+use tokio::net::TcpStream;
+use tokio::sync::watch;
+use tokio::time::Instant;
+use tokio_rustls::server::TlsStream;
+
+use crate::error::ApiError;
+use crate::handlers::{self, AppState};
+use crate::request::body::MAX_BODY_BYTES;
+use crate::server::slots::Slots;
+
+const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
+const KEEP_ALIVE_INTERVAL: Duration = Duration::from_secs(30);
+
+/// What every connection of the server shares.
+#[derive(Clone)]
+pub struct Shared {
+    pub state: Arc<AppState>,
+    /// The connection slots; idle connections offer theirs.
+    pub slots: Arc<Slots>,
+    pub idle_timeout: Duration,
+    /// Turns true when the server stops: connections finish their requests and close.
+    pub closing: watch::Receiver<bool>,
+}
+
+/// Serves the connection until the peer closes it, it has been idle too long or was
+/// evicted, or the server stops (then in-flight requests finish first).
+pub async fn serve(tls: TlsStream<TcpStream>, peer: SocketAddr, shared: Shared) {
+    let certs: Arc<Vec<CertificateDer<'static>>> = Arc::new(
+        tls.get_ref()
+            .1
+            .peer_certificates()
+            .map(<[_]>::to_vec)
+            .unwrap_or_default(),
+    );
+    let (busy, busy_rx) = watch::channel(0usize);
+    let busy = Arc::new(busy);
+    let state = shared.state.clone();
+    let service = hyper::service::service_fn(move |req| {
+        let state = state.clone();
+        let certs = certs.clone();
+        let in_flight = InFlight::enter(&busy);
+        async move {
+            let resp = handle(state, &certs, req).await;
+            Ok::<_, Infallible>(in_flight.hold_until_sent(resp))
+        }
+    });
+    let builder = builder();
+    let conn = builder.serve_connection_with_upgrades(TokioIo::new(tls), service);
+    tokio::pin!(conn);
+    let idle = until_idle(busy_rx.clone(), shared.slots.clone(), shared.idle_timeout);
+    tokio::pin!(idle);
+    let mut closing = shared.closing.clone();
+    let stop = async move {
+        let _ = closing.wait_for(|c| *c).await;
+    };
+    tokio::pin!(stop);
+    let forced = force_close(busy_rx);
+    tokio::pin!(forced);
+    let mut closing_down = false;
+    loop {
+        tokio::select! {
+            ended = conn.as_mut() => {
+                if let Err(e) = ended {
+                    tracing::debug!(%peer, error = %e, "connection ended with an error");
+                }
+                return;
+            }
+            // HTTP/1.1 closes after the response in flight; h2 sends GOAWAY and lets
+            // its open streams finish.
+            _ = &mut idle, if !closing_down => {
+                closing_down = true;
+                conn.as_mut().graceful_shutdown();
+            }
+            _ = &mut stop, if !closing_down => {
+                closing_down = true;
+                conn.as_mut().graceful_shutdown();
+            }
+            // A peer that does not take part in h2's close (no PING answer) would keep
+            // its slot; once nothing is in flight, the connection is dropped.
+            _ = &mut forced, if closing_down => return,
+        }
+    }
+}
+
+/// HTTP/1.1 and h2 with the timeouts that keep slow clients from holding a connection:
+/// the request head must arrive within 30 s, and an h2 peer must answer pings.
+fn builder() -> Builder<TokioExecutor> {
+    let mut builder = Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT);
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .keep_alive_interval(Some(KEEP_ALIVE_INTERVAL))
+        .keep_alive_timeout(HEADER_READ_TIMEOUT);
+    builder
+}
+
+/// How long an idle connection has to close gracefully before it is dropped.
+const IDLE_CLOSE_GRACE: Duration = Duration::from_secs(1);
+
+/// Resolves when the grace has passed and no request is in flight.
+async fn force_close(mut busy: watch::Receiver<usize>) {
+    tokio::time::sleep(IDLE_CLOSE_GRACE).await;
+    let _ = busy.wait_for(|n| *n == 0).await;
+}
+
+/// Resolves once the connection has had no request in flight for `timeout`, or was asked
+/// to give up its slot while idle.
+async fn until_idle(mut busy: watch::Receiver<usize>, slots: Arc<Slots>, timeout: Duration) {
+    loop {
+        if busy.wait_for(|n| *n == 0).await.is_err() {
+            return;
+        }
+        let offer = slots.offer();
+        tokio::select! {
+            again = busy.wait_for(|n| *n > 0) => {
+                if again.is_err() {
+                    return;
+                }
+            }
+            _ = tokio::time::sleep(timeout) => return,
+            _ = offer.evicted() => return,
+        }
+    }
+}
+
+/// One request of the connection, counted until its response has been sent.
+struct InFlight(Arc<watch::Sender<usize>>);
+
+impl InFlight {
+    fn enter(busy: &Arc<watch::Sender<usize>>) -> InFlight {
+        busy.send_modify(|n| *n += 1);
+        InFlight(busy.clone())
+    }
+
+    /// The response, its body keeping the request counted until hyper drops it (sent,
+    /// or the stream reset).
+    fn hold_until_sent(self, resp: Response<Body>) -> Response<Body> {
+        resp.map(|body| {
+            Body::new(body.map_frame(move |frame| {
+                let _counted = &self;
+                frame
+            }))
+        })
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
+    }
+}
+
+/// One HTTP request: body read within the limit and the request timeout, then the
+/// handler pipeline.
+async fn handle(
+    state: Arc<AppState>,
+    certs: &[CertificateDer<'static>],
+    req: Request<Incoming>,
+) -> Response<Body> {
+    // The deadline runs from the request head, as kube's timeout filter: the body is only
+    // read after authorization, but a client cannot stretch it past the request timeout.
+    let deadline = Instant::now() + state.request_timeout;
+    let (parts, body) = req.into_parts();
+    let body = read_body_by(deadline, parts.method.clone(), body);
+    let path = parts.uri.path().to_string();
+    let query = parts.uri.query().unwrap_or_default().to_string();
+    handlers::serve(
+        &state,
+        parts.method,
+        &path,
+        &query,
+        parts.headers,
+        body,
+        certs,
+    )
+    .await
+    .into_response()
+}
+
+/// kube's text when a request outlives `--request-timeout`.
+pub const REQUEST_TIMEOUT_MESSAGE: &str =
+    "Timeout: request did not complete within the allotted timeout";
+
+async fn read_body_by(
+    deadline: Instant,
+    method: Method,
+    body: Incoming,
+) -> Result<Bytes, ApiError> {
+    tokio::time::timeout_at(deadline, read_body(method, body))
+        .await
+        .unwrap_or_else(|_| Err(ApiError::Timeout(REQUEST_TIMEOUT_MESSAGE.into())))
+}
+
+/// Bodies over the limit are still read (and dropped) up to this size, so the client
+/// receives the 413 instead of a reset connection.
+const DRAIN_LIMIT: usize = 16 * 1024 * 1024;
+
+async fn read_body(method: Method, body: Incoming) -> Result<Bytes, ApiError> {
+    if !matches!(
+        method,
+        Method::POST | Method::PUT | Method::PATCH | Method::DELETE
+    ) {
+        return Ok(Bytes::new());
+    }
+    let mut body = body;
+    let mut buf = BytesMut::new();
+    let mut seen = 0usize;
+    while let Some(frame) = body.frame().await {
+        let frame = frame
+            .map_err(|e| ApiError::BadRequest(format!("error reading the request body: {e}")))?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        seen += data.len();
+        if seen > DRAIN_LIMIT {
+            break;
+        }
+        if seen <= MAX_BODY_BYTES {
+            buf.extend_from_slice(&data);
+        }
+    }
+    if seen > MAX_BODY_BYTES {
+        return Err(ApiError::RequestEntityTooLarge(format!(
+            "Request entity too large: limit is {MAX_BODY_BYTES}"
+        )));
+    }
+    Ok(buf.freeze())
+}
