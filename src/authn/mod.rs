@@ -13,12 +13,15 @@
 //! standard names and the configured ones) are removed from every request, whatever the
 //! outcome, so handlers never see them; `Authorization` is removed once the request is
 //! authenticated (anonymous included), as upstream.
+//! The impersonation stage that follows ([`impersonation`]) may then swap the user for
+//! the one the `Impersonate-*` headers name, once authorization allows it.
 //! The certificate configuration is live ([`live`]): the ConfigMap [`configmap`] watcher
 //! swaps it on rotation.
 
 pub mod cache;
 pub mod client;
 pub mod configmap;
+pub mod impersonation;
 pub mod live;
 pub mod requestheader;
 pub mod setup;

@@ -24,9 +24,10 @@ use http::{HeaderMap, Method};
 use tracing::Instrument;
 
 use crate::authn::UserInfo;
+use crate::authn::impersonation::{self, ImpersonationError};
 use crate::error::ApiError;
 use crate::request::info::{self, RequestInfo, Verb};
-use crate::request::query;
+use crate::request::query::Query;
 pub use reply::Reply;
 pub use state::AppState;
 
@@ -34,7 +35,8 @@ pub use state::AppState;
 pub struct Call {
     pub info: RequestInfo,
     pub method: Method,
-    pub query: Vec<(String, String)>,
+    /// The query request info was parsed from; options read its first values.
+    pub query: Query,
     pub headers: HeaderMap,
     pub body: Bytes,
     pub user: UserInfo,
@@ -57,10 +59,23 @@ pub async fn serve(
     peer_certs: &[rustls::pki_types::CertificateDer<'static>],
 ) -> Reply {
     let started = std::time::Instant::now();
-    // Request info first: authorization needs verb, resource and name.
-    let info = info::parse(method.as_str(), path, raw_query);
+    // Request info first: authorization needs verb, resource and name. The query is
+    // decoded once here; authorization and the handlers read this one decoding.
+    let query = Query::parse(raw_query);
+    let info = info::parse(method.as_str(), path, &query);
     let labels = crate::metrics::RequestLabels::of(&info, &state.catalog);
-    let reply = stages(state, info, method, raw_query, headers, body, peer_certs).await;
+    let uri = match raw_query {
+        "" => path.to_owned(),
+        _ => format!("{path}?{raw_query}"),
+    };
+    let request = Request {
+        info,
+        method,
+        uri,
+        query,
+        headers,
+    };
+    let reply = stages(state, request, body, peer_certs).await;
     let code = crate::metrics::reply_code(&reply);
     state
         .metrics
@@ -68,16 +83,30 @@ pub async fn serve(
     reply
 }
 
+/// A request as parsed before authentication.
+struct Request {
+    info: RequestInfo,
+    method: Method,
+    /// The request URI as received (path and query), for upstream's plain-text errors.
+    uri: String,
+    query: Query,
+    headers: HeaderMap,
+}
+
 /// Authentication → authorization → body → dispatch.
 async fn stages(
     state: &Arc<AppState>,
-    info: RequestInfo,
-    method: Method,
-    raw_query: &str,
-    mut headers: HeaderMap,
+    request: Request,
     body: impl std::future::Future<Output = Result<Bytes, ApiError>>,
     peer_certs: &[rustls::pki_types::CertificateDer<'static>],
 ) -> Reply {
+    let Request {
+        info,
+        method,
+        uri,
+        query,
+        mut headers,
+    } = request;
     // Authentication also strips the front-proxy headers, whatever its outcome, so no
     // handler ever sees them.
     let user = match state
@@ -87,6 +116,13 @@ async fn stages(
     {
         Ok(user) => user,
         Err(e) => return Reply::Error(e),
+    };
+    // Impersonation next, checked against the authenticated user; authorization then
+    // sees the impersonated one.
+    let user = match impersonation::impersonate(&state.authorizer, user, &mut headers).await {
+        Ok(user) => user,
+        Err(ImpersonationError::Forbidden(e)) => return Reply::Error(e),
+        Err(e @ ImpersonationError::WithoutUser(_)) => return internal_error_text(&uri, &e),
     };
     let span = tracing::info_span!(
         "request",
@@ -107,7 +143,7 @@ async fn stages(
         Err(e) => return Reply::Error(e),
     };
     let call = Call {
-        query: query::query_pairs(raw_query),
+        query,
         info,
         method,
         headers,
@@ -117,6 +153,20 @@ async fn stages(
     match dispatch(state, &call).instrument(span).await {
         Ok(reply) => reply,
         Err(e) => Reply::Error(e),
+    }
+}
+
+/// Upstream's `responsewriters.InternalError`: a plain-text 500 quoting the request URI,
+/// HTML-escaped (`&`, `<`, `>`), as the impersonation filter answers malformed requests.
+fn internal_error_text(uri: &str, err: &dyn std::error::Error) -> Reply {
+    let text = format!("Internal Server Error: {}: {err}", crate::gofmt::quote(uri));
+    let body = text
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    Reply::Text {
+        code: http::StatusCode::INTERNAL_SERVER_ERROR,
+        body: format!("{body}\n"),
     }
 }
 

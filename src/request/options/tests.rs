@@ -2,7 +2,7 @@
 use super::*;
 
 fn opts(query: &str) -> ListOptions {
-    ListOptions::from_query(&crate::request::query::query_pairs(query)).unwrap()
+    ListOptions::from_query(&crate::request::query::Query::parse(query)).unwrap()
 }
 
 #[test]
