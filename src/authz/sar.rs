@@ -239,6 +239,7 @@ impl SarAuthorizer {
 mod tests {
     use super::*;
     use crate::request::info;
+    use crate::request::query::Query;
     use serde_json::json;
 
     #[test]
@@ -282,5 +283,22 @@ mod tests {
             let got = serde_json::to_value(spec(&bob, &info)).expect("json");
             assert_eq!(got, want, "{name}");
         }
+    }
+
+    #[test]
+    fn spec_key_long_selector_has_fixed_size_distinct_key() {
+        let bob = UserInfo::authenticated("bob".into(), vec![]);
+        let values: Vec<String> = (0..3000).map(|i| format!("v{i}")).collect();
+        let long = format!("labelSelector=app%20in%20({})", values.join(","));
+        let path = "/apis/g/v1/namespaces/ns/things";
+        let keys: Vec<Option<SpecKey>> = [long.as_str(), "labelSelector=app%3Dv1", ""]
+            .iter()
+            .map(|q| spec_key(&spec(&bob, &info::parse("GET", path, &Query::parse(q)))))
+            .collect();
+        assert!(keys.iter().all(Option::is_some), "every spec is cacheable");
+        assert_ne!(keys[0], keys[1]);
+        assert_ne!(keys[1], keys[2]);
+        let again = spec_key(&spec(&bob, &info::parse("GET", path, &Query::parse(&long))));
+        assert_eq!(again, keys[0], "same spec, same key");
     }
 }

@@ -1,7 +1,8 @@
 //! Handlers stage: dispatch on verb after authn/authz; one module per concern.
 //!
 //! [`serve`] is the whole request pipeline in one function, in kube's order:
-//! request info → authentication → authorization → dispatch → one error conversion.
+//! request info (with the query, decoded once) → authentication → impersonation →
+//! authorization → dispatch → one error conversion.
 
 pub mod admit;
 pub mod change;
@@ -107,22 +108,9 @@ async fn stages(
         query,
         mut headers,
     } = request;
-    // Authentication also strips the front-proxy headers, whatever its outcome, so no
-    // handler ever sees them.
-    let user = match state
-        .authenticator
-        .authenticate(&mut headers, peer_certs)
-        .await
-    {
+    let user = match identify(state, &mut headers, peer_certs, &uri).await {
         Ok(user) => user,
-        Err(e) => return Reply::Error(e),
-    };
-    // Impersonation next, checked against the authenticated user; authorization then
-    // sees the impersonated one.
-    let user = match impersonation::impersonate(&state.authorizer, user, &mut headers).await {
-        Ok(user) => user,
-        Err(ImpersonationError::Forbidden(e)) => return Reply::Error(e),
-        Err(e @ ImpersonationError::WithoutUser(_)) => return internal_error_text(&uri, &e),
+        Err(reply) => return reply,
     };
     let span = tracing::info_span!(
         "request",
@@ -153,6 +141,29 @@ async fn stages(
     match dispatch(state, &call).instrument(span).await {
         Ok(reply) => reply,
         Err(e) => Reply::Error(e),
+    }
+}
+
+/// Authentication, then impersonation: the user authorization will see.
+async fn identify(
+    state: &AppState,
+    headers: &mut HeaderMap,
+    peer_certs: &[rustls::pki_types::CertificateDer<'static>],
+    uri: &str,
+) -> Result<UserInfo, Reply> {
+    // Authentication also strips the front-proxy headers, whatever its outcome, so no
+    // handler ever sees them.
+    let user = state
+        .authenticator
+        .authenticate(headers, peer_certs)
+        .await
+        .map_err(Reply::Error)?;
+    // Impersonation is checked against the authenticated user and strips the
+    // Impersonate-* headers; authorization then sees the impersonated user.
+    match impersonation::impersonate(&state.authorizer, user, headers).await {
+        Ok(user) => Ok(user),
+        Err(ImpersonationError::Forbidden(e)) => Err(Reply::Error(e)),
+        Err(e @ ImpersonationError::WithoutUser(_)) => Err(internal_error_text(uri, &e)),
     }
 }
 
