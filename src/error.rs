@@ -326,7 +326,11 @@ impl ApiError {
                 name,
                 ..
             } => {
-                let mut d = json!({"group": resource.group, "kind": resource.resource});
+                let mut d = json!({"kind": resource.resource});
+                // omitempty: the core group (impersonating users, groups) has none
+                if !resource.group.is_empty() {
+                    d["group"] = json!(resource.group);
+                }
                 if !name.is_empty() {
                     d["name"] = json!(name);
                 }

@@ -13,6 +13,8 @@
 //! standard names and the configured ones) are removed from every request, whatever the
 //! outcome, so handlers never see them; `Authorization` is removed once the request is
 //! authenticated (anonymous included), as upstream.
+//! The impersonation stage that follows ([`impersonation`]) may then swap the user for
+//! the one the `Impersonate-*` headers name, once authorization allows it.
 //! The certificate configuration is live ([`live`]): the ConfigMap [`configmap`] watcher
 //! swaps it on rotation.
 
@@ -20,6 +22,7 @@ pub mod cache;
 pub mod cafile;
 pub mod client;
 pub mod configmap;
+pub mod impersonation;
 pub mod live;
 pub mod overlap;
 pub mod requestheader;

@@ -5,6 +5,8 @@
 //! ([`sar`]) when there is a cluster to ask. Without one (dev mode) nothing else is
 //! allowed. A refusal is kube's 403 with the review's reason; a failed review is a 500.
 
+#[cfg(test)]
+mod consistency;
 pub mod sar;
 
 use std::sync::Arc;
@@ -15,7 +17,7 @@ use crate::config::auth::{AuthFlags, non_empty};
 use crate::error::{ApiError, GroupResource};
 use crate::metrics::Metrics;
 use crate::request::info::RequestInfo;
-use sar::{Decision, SarAuthorizer};
+use sar::{Decision, SarAuthorizer, SarError};
 
 /// One `--authorization-always-allow-paths` entry, without its leading `/`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -101,15 +103,9 @@ impl Authorizer {
 
     /// Allow, or the 403 (or 500) kube sends.
     pub async fn authorize(&self, user: &UserInfo, info: &RequestInfo) -> Result<(), ApiError> {
-        if self.always_allowed(user, info) {
-            return Ok(());
-        }
-        let Some(webhook) = &self.webhook else {
-            return Err(forbidden(user, info, ""));
-        };
-        match webhook.authorize(user, info).await {
-            Ok(Decision::Allow) => Ok(()),
-            Ok(Decision::Deny(reason) | Decision::NoOpinion(reason)) => {
+        match self.decide(user, info).await {
+            Ok(Verdict::Allowed) => Ok(()),
+            Ok(Verdict::Refused(reason)) => {
                 tracing::debug!(user = %user.name, verb = info.verb.as_str(), path = %info.path, %reason, "forbidden");
                 Err(forbidden(user, info, &reason))
             }
@@ -119,6 +115,28 @@ impl Authorizer {
             }
         }
     }
+
+    /// The chain's answer; `Err` when the review could not be had (callers choose the
+    /// reply: a request is a 500, an impersonation check a 403, as upstream).
+    pub async fn decide(&self, user: &UserInfo, info: &RequestInfo) -> Result<Verdict, SarError> {
+        if self.always_allowed(user, info) {
+            return Ok(Verdict::Allowed);
+        }
+        let Some(webhook) = &self.webhook else {
+            return Ok(Verdict::Refused(String::new()));
+        };
+        Ok(match webhook.authorize(user, info).await? {
+            Decision::Allow => Verdict::Allowed,
+            Decision::Deny(reason) | Decision::NoOpinion(reason) => Verdict::Refused(reason),
+        })
+    }
+}
+
+/// Allowed, or not with the authorizer's reason (possibly empty).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Allowed,
+    Refused(String),
 }
 
 /// kube's Forbidden: `<resource>.<group> "<name>" is forbidden: User "<u>" cannot <verb> resource ...`.
@@ -216,7 +234,9 @@ mod tests {
             ("masters path", &admin, "GET", "/metrics", true),
         ];
         for (name, user, method, path, want) in cases {
-            let got = authz.authorize(user, &info::parse(method, path, "")).await;
+            let got = authz
+                .authorize(user, &info::parse(method, path, &Default::default()))
+                .await;
             assert_eq!(got.is_ok(), want, "{name}: {got:?}");
         }
     }
@@ -258,7 +278,11 @@ mod tests {
             ),
         ];
         for ((method, path), reason, want) in cases {
-            let err = forbidden(&bob, &info::parse(method, path, ""), reason);
+            let err = forbidden(
+                &bob,
+                &info::parse(method, path, &Default::default()),
+                reason,
+            );
             assert_eq!(err.to_string(), want);
             assert_eq!(err.code(), 403);
         }

@@ -5,6 +5,12 @@
 //! values are left out, as Go's `omitempty`. Answers are cached by the review's spec:
 //! allowed ones for `--authorization-webhook-cache-authorized-ttl`, the others for
 //! `--authorization-webhook-cache-unauthorized-ttl`; failed calls are not cached.
+//!
+//! The cache key is the SHA-256 of the spec's JSON, not the JSON itself: a spec is as long
+//! as the client's selectors (up to the request-line limit), and kube's webhook caches
+//! those too (its size check counts only namespace, verb, group, version, resource,
+//! subresource, name and path). Hashing keeps every entry 32 bytes, so a long selector
+//! costs one review per TTL like any other request and the cache's memory stays bounded.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -23,11 +29,8 @@ use crate::authn::cache::{DEFAULT_CAPACITY, TtlCache};
 use crate::authn::client::{ReviewError, review};
 use crate::metrics::Metrics;
 use crate::request::info::RequestInfo;
-use crate::selector::field::FieldOperator;
-use crate::selector::label::Operator;
-
-/// Specs longer than this are not cached (upstream bounds the cache key size too).
-const MAX_CACHED_KEY: usize = 10_000;
+use crate::selector::field::{FieldOperator, FieldSelector};
+use crate::selector::label::{LabelSelector, Operator};
 
 /// What the cluster decided, with its reason.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,8 +71,12 @@ pub fn spec(user: &UserInfo, info: &RequestInfo) -> SubjectAccessReviewSpec {
             resource: some(&info.resource),
             subresource: some(&info.subresource),
             name: some(&info.name),
-            field_selector: field_selector(&info.field_selector),
-            label_selector: label_selector(&info.label_selector),
+            field_selector: FieldSelector::parse(&info.field_selector)
+                .ok()
+                .and_then(|s| field_attributes(&s)),
+            label_selector: LabelSelector::parse(&info.label_selector)
+                .ok()
+                .and_then(|s| label_attributes(&s)),
         });
     } else {
         spec.non_resource_attributes = Some(NonResourceAttributes {
@@ -81,10 +88,10 @@ pub fn spec(user: &UserInfo, info: &RequestInfo) -> SubjectAccessReviewSpec {
 }
 
 /// The field selector as requirements (kube 1.32's AuthorizeWithSelectors): `=`/`==`
-/// become In, `!=` NotIn. A selector that does not parse is left out — selectors only
-/// narrow a request, so leaving them out asks about something at least as broad.
-fn field_selector(raw: &str) -> Option<FieldSelectorAttributes> {
-    let selector = crate::selector::field::FieldSelector::parse(raw).ok()?;
+/// become In, `!=` NotIn. A selector that does not parse is left out by [`spec`] —
+/// selectors only narrow a request, so leaving them out asks about something at least as
+/// broad (and the handler refuses it with a 400).
+pub(crate) fn field_attributes(selector: &FieldSelector) -> Option<FieldSelectorAttributes> {
     let requirements: Vec<FieldSelectorRequirement> = selector
         .requirements()
         .iter()
@@ -104,8 +111,7 @@ fn field_selector(raw: &str) -> Option<FieldSelectorAttributes> {
 }
 
 /// The label selector as requirements; `>`/`<` are dropped as upstream drops them.
-fn label_selector(raw: &str) -> Option<LabelSelectorAttributes> {
-    let selector = crate::selector::label::LabelSelector::parse(raw).ok()?;
+pub(crate) fn label_attributes(selector: &LabelSelector) -> Option<LabelSelectorAttributes> {
     let requirements: Vec<LabelSelectorRequirement> = selector
         .requirements()
         .iter()
@@ -131,6 +137,16 @@ fn label_selector(raw: &str) -> Option<LabelSelectorAttributes> {
     })
 }
 
+/// The SHA-256 of a spec's JSON.
+type SpecKey = [u8; 32];
+
+/// The cache key of `spec`; `None` (not cached) only if it cannot be serialized.
+fn spec_key(spec: &SubjectAccessReviewSpec) -> Option<SpecKey> {
+    let json = serde_json::to_vec(spec).ok()?;
+    let digest = ring::digest::digest(&ring::digest::SHA256, &json);
+    digest.as_ref().try_into().ok()
+}
+
 #[derive(Clone, Debug)]
 struct Answer {
     allowed: bool,
@@ -141,7 +157,7 @@ struct Answer {
 /// SubjectAccessReview with allow/deny TTL caches.
 pub struct SarAuthorizer {
     api: Api<SubjectAccessReview>,
-    cache: TtlCache<String, Answer>,
+    cache: TtlCache<SpecKey, Answer>,
     allowed_ttl: Duration,
     denied_ttl: Duration,
     metrics: Arc<Metrics>,
@@ -169,12 +185,13 @@ impl SarAuthorizer {
         info: &RequestInfo,
     ) -> Result<Decision, SarError> {
         let spec = spec(user, info);
-        let key = serde_json::to_string(&spec).unwrap_or_default();
-        let answer = match self.cache.get(&key, Instant::now()) {
+        let key = spec_key(&spec);
+        let cached = key.and_then(|k| self.cache.get(&k, Instant::now()));
+        let answer = match cached {
             Some(hit) => hit,
             None => {
                 let answer = self.review(spec).await?;
-                if !key.is_empty() && key.len() < MAX_CACHED_KEY {
+                if let Some(key) = key {
                     let ttl = if answer.allowed {
                         self.allowed_ttl
                     } else {
@@ -222,6 +239,7 @@ impl SarAuthorizer {
 mod tests {
     use super::*;
     use crate::request::info;
+    use crate::request::query::Query;
     use serde_json::json;
 
     #[test]
@@ -261,9 +279,26 @@ mod tests {
             ),
         ];
         for (name, (method, path), want) in cases {
-            let info = info::parse(method, path, "");
+            let info = info::parse(method, path, &Default::default());
             let got = serde_json::to_value(spec(&bob, &info)).expect("json");
             assert_eq!(got, want, "{name}");
         }
+    }
+
+    #[test]
+    fn spec_key_long_selector_has_fixed_size_distinct_key() {
+        let bob = UserInfo::authenticated("bob".into(), vec![]);
+        let values: Vec<String> = (0..3000).map(|i| format!("v{i}")).collect();
+        let long = format!("labelSelector=app%20in%20({})", values.join(","));
+        let path = "/apis/g/v1/namespaces/ns/things";
+        let keys: Vec<Option<SpecKey>> = [long.as_str(), "labelSelector=app%3Dv1", ""]
+            .iter()
+            .map(|q| spec_key(&spec(&bob, &info::parse("GET", path, &Query::parse(q)))))
+            .collect();
+        assert!(keys.iter().all(Option::is_some), "every spec is cacheable");
+        assert_ne!(keys[0], keys[1]);
+        assert_ne!(keys[1], keys[2]);
+        let again = spec_key(&spec(&bob, &info::parse("GET", path, &Query::parse(&long))));
+        assert_eq!(again, keys[0], "same spec, same key");
     }
 }

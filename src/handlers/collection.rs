@@ -11,7 +11,6 @@ use crate::handlers::object::delete_one;
 use crate::handlers::{AppState, Call, Reply};
 use crate::meta::object as obj;
 use crate::request::continuation;
-use crate::request::info::Verb;
 use crate::request::negotiate::{Representation, Target as NegotiationTarget, negotiate};
 use crate::request::options::{ListOptions, ResourceVersionMatch};
 use crate::storage::{RangeRequest, Revision, StorageError};
@@ -22,29 +21,19 @@ const SELECTABLE_FIELDS: &[&str] = &["metadata.name", "metadata.namespace"];
 
 /// The `includeObject` query parameter of Table requests.
 pub fn include_object(call: &Call) -> Result<IncludeObject, ApiError> {
-    let value = call
-        .query
-        .iter()
-        .find(|(k, _)| k == "includeObject")
-        .map(|(_, v)| v.as_str())
-        .unwrap_or_default();
+    let value = call.query.get("includeObject").unwrap_or_default();
     IncludeObject::parse(value).map_err(ApiError::BadRequest)
 }
 
-/// List options with the field selector checked against the selectable fields.
+/// List options with the field selector checked against the selectable fields and
+/// narrowed to the request info's name, so the handler serves what was authorized.
 pub fn list_options(call: &Call, ctx: &Target) -> Result<ListOptions, ApiError> {
-    let options = ListOptions::from_query(&call.query)?;
-    options.validate(matches!(call.info.verb, Verb::Watch))?;
     let selectable: Vec<&str> = SELECTABLE_FIELDS
         .iter()
         .copied()
         .chain(ctx.version().selectable_fields.iter().map(String::as_str))
         .collect();
-    options
-        .field_selector
-        .check_supported(&selectable)
-        .map_err(|e| ApiError::BadRequest(e.to_string()))?;
-    Ok(options)
+    ListOptions::for_request(&call.info, &call.query, &selectable)
 }
 
 /// Whether an object passes the label and field selectors.

@@ -1,8 +1,8 @@
 //! Handlers stage: dispatch on verb after authn/authz; one module per concern.
 //!
 //! [`serve`] is the whole request pipeline in one function, in kube's order:
-//! request info → authentication → max-in-flight → authorization → dispatch → one
-//! error conversion.
+//! request info (with the query, decoded once) → authentication → impersonation →
+//! max-in-flight → authorization → dispatch → one error conversion.
 
 pub mod admit;
 pub mod change;
@@ -26,9 +26,10 @@ use http::{HeaderMap, Method};
 use tracing::Instrument;
 
 use crate::authn::UserInfo;
+use crate::authn::impersonation::{self, ImpersonationError};
 use crate::error::ApiError;
 use crate::request::info::{self, RequestInfo, Verb};
-use crate::request::query;
+use crate::request::query::Query;
 pub use reply::Reply;
 pub use state::AppState;
 
@@ -36,7 +37,8 @@ pub use state::AppState;
 pub struct Call {
     pub info: RequestInfo,
     pub method: Method,
-    pub query: Vec<(String, String)>,
+    /// The query request info was parsed from; options read its first values.
+    pub query: Query,
     pub headers: HeaderMap,
     pub body: Bytes,
     pub user: UserInfo,
@@ -59,10 +61,23 @@ pub async fn serve(
     peer_certs: &[rustls::pki_types::CertificateDer<'static>],
 ) -> Reply {
     let started = std::time::Instant::now();
-    // Request info first: authorization needs verb, resource and name.
-    let info = info::parse(method.as_str(), path, raw_query);
+    // Request info first: authorization needs verb, resource and name. The query is
+    // decoded once here; authorization and the handlers read this one decoding.
+    let query = Query::parse(raw_query);
+    let info = info::parse(method.as_str(), path, &query);
     let labels = crate::metrics::RequestLabels::of(&info, &state.catalog);
-    let reply = stages(state, info, method, raw_query, headers, body, peer_certs).await;
+    let uri = match raw_query {
+        "" => path.to_owned(),
+        _ => format!("{path}?{raw_query}"),
+    };
+    let request = Request {
+        info,
+        method,
+        uri,
+        query,
+        headers,
+    };
+    let reply = stages(state, request, body, peer_certs).await;
     let code = reply.code();
     state
         .metrics
@@ -70,25 +85,33 @@ pub async fn serve(
     reply
 }
 
+/// A request as parsed before authentication.
+struct Request {
+    info: RequestInfo,
+    method: Method,
+    /// The request URI as received (path and query), for upstream's plain-text errors.
+    uri: String,
+    query: Query,
+    headers: HeaderMap,
+}
+
 /// Authentication → authorization → body → dispatch.
 async fn stages(
     state: &Arc<AppState>,
-    info: RequestInfo,
-    method: Method,
-    raw_query: &str,
-    mut headers: HeaderMap,
+    request: Request,
     body: impl std::future::Future<Output = Result<Bytes, ApiError>>,
     peer_certs: &[rustls::pki_types::CertificateDer<'static>],
 ) -> Reply {
-    // Authentication also strips the front-proxy headers, whatever its outcome, so no
-    // handler ever sees them.
-    let user = match state
-        .authenticator
-        .authenticate(&mut headers, peer_certs)
-        .await
-    {
+    let Request {
+        info,
+        method,
+        uri,
+        query,
+        mut headers,
+    } = request;
+    let user = match identify(state, &mut headers, peer_certs, &uri).await {
         Ok(user) => user,
-        Err(e) => return Reply::Error(e),
+        Err(reply) => return reply,
     };
     let span = tracing::info_span!(
         "request",
@@ -115,7 +138,7 @@ async fn stages(
         Err(e) => return Reply::Error(e),
     };
     let call = Call {
-        query: query::query_pairs(raw_query),
+        query,
         info,
         method,
         headers,
@@ -125,6 +148,43 @@ async fn stages(
     match dispatch(state, &call).instrument(span).await {
         Ok(reply) => reply,
         Err(e) => Reply::Error(e),
+    }
+}
+
+/// Authentication, then impersonation: the user authorization will see.
+async fn identify(
+    state: &AppState,
+    headers: &mut HeaderMap,
+    peer_certs: &[rustls::pki_types::CertificateDer<'static>],
+    uri: &str,
+) -> Result<UserInfo, Reply> {
+    // Authentication also strips the front-proxy headers, whatever its outcome, so no
+    // handler ever sees them.
+    let user = state
+        .authenticator
+        .authenticate(headers, peer_certs)
+        .await
+        .map_err(Reply::Error)?;
+    // Impersonation is checked against the authenticated user and strips the
+    // Impersonate-* headers; authorization then sees the impersonated user.
+    match impersonation::impersonate(&state.authorizer, user, headers).await {
+        Ok(user) => Ok(user),
+        Err(ImpersonationError::Forbidden(e)) => Err(Reply::Error(e)),
+        Err(e @ ImpersonationError::WithoutUser(_)) => Err(internal_error_text(uri, &e)),
+    }
+}
+
+/// Upstream's `responsewriters.InternalError`: a plain-text 500 quoting the request URI,
+/// HTML-escaped (`&`, `<`, `>`), as the impersonation filter answers malformed requests.
+fn internal_error_text(uri: &str, err: &dyn std::error::Error) -> Reply {
+    let text = format!("Internal Server Error: {}: {err}", crate::gofmt::quote(uri));
+    let body = text
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    Reply::Text {
+        code: http::StatusCode::INTERNAL_SERVER_ERROR,
+        body: format!("{body}\n"),
     }
 }
 

@@ -13,9 +13,8 @@
 
 use std::fmt;
 
-use crate::request::query::{query_bool, query_pairs, query_value, unescape};
-use crate::selector::field::FieldSelector;
-use crate::selector::label::LabelSelector;
+use crate::request::options::ListOptions;
+use crate::request::query::{Query, query_bool, unescape};
 
 /// The Kubernetes verb of a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,6 +29,9 @@ pub enum Verb {
     DeleteCollection,
     /// The deprecated `/{version}/proxy/...` path prefix.
     Proxy,
+    /// Acting as another user, group, uid or extra value (checked for `Impersonate-*`
+    /// headers; never parsed from a path).
+    Impersonate,
     /// A resource path requested with a method kube has no verb for (upstream leaves it `""`).
     Unknown,
     /// A non-resource request: the lowercase HTTP method (`get`, `post`, `head`, ...).
@@ -58,6 +60,7 @@ impl Verb {
             Verb::Delete => "delete",
             Verb::DeleteCollection => "deletecollection",
             Verb::Proxy => "proxy",
+            Verb::Impersonate => "impersonate",
             Verb::Unknown => "",
             Verb::NonResource(_) => return None,
         })
@@ -111,12 +114,17 @@ const SPECIAL_VERBS: [&str; 2] = ["proxy", "watch"];
 const NAMESPACE_SUBRESOURCES: [&str; 2] = ["status", "finalize"];
 
 /// [`resolve`], with the best-effort info upstream keeps when it fails.
-pub fn parse(method: &str, path: &str, query: &str) -> RequestInfo {
+pub fn parse(method: &str, path: &str, query: &Query) -> RequestInfo {
     resolve(method, path, query).unwrap_or_else(|e| *e.partial)
 }
 
-/// Parses a request; `path` is the raw (percent-encoded) path, `query` the raw query without `?`.
-pub fn resolve(method: &str, raw_path: &str, query: &str) -> Result<RequestInfo, RequestInfoError> {
+/// Parses a request; `path` is the raw (percent-encoded) path, `query` the decoded query the
+/// handlers will read too.
+pub fn resolve(
+    method: &str,
+    raw_path: &str,
+    query: &Query,
+) -> Result<RequestInfo, RequestInfoError> {
     let path = unescape(raw_path, false).unwrap_or_else(|| raw_path.to_owned());
     let mut info = RequestInfo::non_resource(method, &path);
     let parts = split_path(&path);
@@ -134,10 +142,9 @@ pub fn resolve(method: &str, raw_path: &str, query: &str) -> Result<RequestInfo,
             rest
         }
         _ if via_path => {
-            let url = if query.is_empty() {
-                raw_path.to_owned()
-            } else {
-                format!("{raw_path}?{query}")
+            let url = match query.raw() {
+                "" => raw_path.to_owned(),
+                raw => format!("{raw_path}?{raw}"),
             };
             return Err(RequestInfoError {
                 url,
@@ -152,9 +159,8 @@ pub fn resolve(method: &str, raw_path: &str, query: &str) -> Result<RequestInfo,
     let rest = scope_namespace(&mut info, rest);
     info.parts = rest.iter().map(|p| (*p).to_owned()).collect();
     fill_resource(&mut info);
-    let pairs = query_pairs(query);
     if info.name.is_empty() && info.verb == Verb::Get {
-        list_or_watch(&mut info, &pairs);
+        list_or_watch(&mut info, query);
     }
     if info.name.is_empty() && info.verb == Verb::Delete {
         info.verb = Verb::DeleteCollection;
@@ -162,12 +168,8 @@ pub fn resolve(method: &str, raw_path: &str, query: &str) -> Result<RequestInfo,
     // the deprecated /watch/ prefix does not support selectors consistently: not recorded
     let selectable = matches!(info.verb, Verb::List | Verb::Watch | Verb::DeleteCollection);
     if selectable && !via_path {
-        info.field_selector = query_value(&pairs, "fieldSelector")
-            .unwrap_or_default()
-            .to_owned();
-        info.label_selector = query_value(&pairs, "labelSelector")
-            .unwrap_or_default()
-            .to_owned();
+        info.field_selector = query.get("fieldSelector").unwrap_or_default().to_owned();
+        info.label_selector = query.get("labelSelector").unwrap_or_default().to_owned();
     }
     Ok(info)
 }
@@ -261,10 +263,13 @@ fn fill_resource(info: &mut RequestInfo) {
 }
 
 /// A `get` without a name is a list, or a watch when `watch` is set. When the list options
-/// decode, a field selector pinning `metadata.name` to a path-safe name supplies the name.
-fn list_or_watch(info: &mut RequestInfo, pairs: &[(String, String)]) {
-    let watch = query_value(pairs, "watch");
-    let decoded = decode_list_options(pairs);
+/// decode (with the decoder the handlers use), a field selector pinning `metadata.name` to a
+/// path-safe name supplies the name.
+fn list_or_watch(info: &mut RequestInfo, query: &Query) {
+    let watch = query.get("watch");
+    let decoded = ListOptions::from_query(query)
+        .ok()
+        .map(|o| o.field_selector);
     let watching = match (&decoded, watch) {
         (_, None) => false,
         (Some(_), Some(w)) => query_bool(w),
@@ -278,18 +283,6 @@ fn list_or_watch(info: &mut RequestInfo, pairs: &[(String, String)]) {
     if let Some(name) = name.filter(|n| is_path_segment_name(n)) {
         info.name = name.to_owned();
     }
-}
-
-/// The field selector of `metav1.ListOptions` decoded from the query, `None` if any option
-/// fails to decode (bad selectors, non-integer `limit` or `timeoutSeconds`).
-fn decode_list_options(pairs: &[(String, String)]) -> Option<FieldSelector> {
-    LabelSelector::parse(query_value(pairs, "labelSelector").unwrap_or_default()).ok()?;
-    for key in ["limit", "timeoutSeconds"] {
-        if let Some(v) = query_value(pairs, key) {
-            v.parse::<i64>().ok()?;
-        }
-    }
-    FieldSelector::parse(query_value(pairs, "fieldSelector").unwrap_or_default()).ok()
 }
 
 /// apimachinery's `IsPathSegmentName`: not `.` or `..`, no `/` or `%`.

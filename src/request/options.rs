@@ -2,10 +2,9 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
-
 use crate::error::{ApiError, ErrorType, FieldError};
-use crate::request::query::query_bool;
+use crate::request::info::{RequestInfo, Verb};
+use crate::request::query::{Query, query_bool};
 use crate::selector::field::FieldSelector;
 use crate::selector::label::LabelSelector;
 
@@ -180,49 +179,83 @@ fn int_param(name: &str, value: &str) -> Result<i64, ApiError> {
 }
 
 impl ListOptions {
-    pub fn from_query(pairs: &[(String, String)]) -> Result<ListOptions, ApiError> {
-        let mut o = ListOptions {
-            label_selector: LabelSelector::default(),
-            field_selector: FieldSelector::default(),
-            resource_version: String::new(),
-            resource_version_match: ResourceVersionMatch::Unset,
-            limit: 0,
-            continue_token: String::new(),
-            allow_watch_bookmarks: false,
-            timeout: None,
-            send_initial_events: None,
-        };
-        for (k, v) in pairs {
-            match k.as_str() {
-                "labelSelector" => {
-                    o.label_selector =
-                        LabelSelector::parse(v).map_err(|e| ApiError::BadRequest(e.to_string()))?
-                }
-                "fieldSelector" => {
-                    o.field_selector =
-                        FieldSelector::parse(v).map_err(|e| ApiError::BadRequest(e.to_string()))?
-                }
-                "resourceVersion" => o.resource_version = v.clone(),
-                "resourceVersionMatch" => {
-                    o.resource_version_match = match v.as_str() {
-                        "" => ResourceVersionMatch::Unset,
-                        "Exact" => ResourceVersionMatch::Exact,
-                        "NotOlderThan" => ResourceVersionMatch::NotOlderThan,
-                        other => ResourceVersionMatch::Other(other.to_string()),
-                    }
-                }
-                "limit" => o.limit = int_param("limit", v)?.max(0) as usize,
-                "continue" => o.continue_token = v.clone(),
-                "allowWatchBookmarks" => o.allow_watch_bookmarks = query_bool(v),
-                "timeoutSeconds" => {
-                    let secs = int_param("timeoutSeconds", v)?;
-                    o.timeout = (secs > 0).then(|| Duration::from_secs(secs as u64));
-                }
-                "sendInitialEvents" => o.send_initial_events = Some(query_bool(v)),
-                _ => {}
+    /// Decodes `metav1.ListOptions` as kube's parameter codec does: the first value of each
+    /// parameter, fields in the struct's order (the first that fails is the 400).
+    pub fn from_query(query: &Query) -> Result<ListOptions, ApiError> {
+        let selector_error = |e: &dyn std::fmt::Display| ApiError::BadRequest(e.to_string());
+        let label_selector = LabelSelector::parse(query.get("labelSelector").unwrap_or_default())
+            .map_err(|e| selector_error(&e))?;
+        let field_selector = FieldSelector::parse(query.get("fieldSelector").unwrap_or_default())
+            .map_err(|e| selector_error(&e))?;
+        let timeout = match query.get("timeoutSeconds") {
+            Some(v) => {
+                let secs = int_param("timeoutSeconds", v)?;
+                (secs > 0).then(|| Duration::from_secs(secs.unsigned_abs()))
             }
+            None => None,
+        };
+        let limit = match query.get("limit") {
+            Some(v) => usize::try_from(int_param("limit", v)?.max(0)).unwrap_or(usize::MAX),
+            None => 0,
+        };
+        let resource_version_match = match query.get("resourceVersionMatch").unwrap_or_default() {
+            "" => ResourceVersionMatch::Unset,
+            "Exact" => ResourceVersionMatch::Exact,
+            "NotOlderThan" => ResourceVersionMatch::NotOlderThan,
+            other => ResourceVersionMatch::Other(other.to_string()),
+        };
+        let text = |key| query.get(key).unwrap_or_default().to_owned();
+        Ok(ListOptions {
+            label_selector,
+            field_selector,
+            resource_version: text("resourceVersion"),
+            resource_version_match,
+            limit,
+            continue_token: text("continue"),
+            allow_watch_bookmarks: query.get("allowWatchBookmarks").is_some_and(query_bool),
+            timeout,
+            send_initial_events: query.get("sendInitialEvents").map(query_bool),
+        })
+    }
+
+    /// The options a list, watch or deletecollection is served with, in kube's
+    /// `ListResource` order: decoded from the query, validated, the field selector checked
+    /// against the resource's `selectable` fields, then narrowed to the request info's name.
+    /// Pure, and the same call handlers make, so the authorization table test can hold what
+    /// was authorized against what is served.
+    pub fn for_request(
+        info: &RequestInfo,
+        query: &Query,
+        selectable: &[&str],
+    ) -> Result<ListOptions, ApiError> {
+        let mut options = ListOptions::from_query(query)?;
+        options.validate(info.verb == Verb::Watch)?;
+        options
+            .field_selector
+            .check_supported(selectable)
+            .map_err(|e| ApiError::BadRequest(e.to_string()))?;
+        options.restrict_to_name(&info.name)?;
+        Ok(options)
+    }
+
+    /// kube's `ListResource` for a request whose info carries a name (the deprecated
+    /// `/watch/.../{name}` path, or a `metadata.name` field selector): the name joins the
+    /// field selector, so the handler serves exactly the object authorization was asked
+    /// about. A field selector naming another object is kube's 400.
+    fn restrict_to_name(&mut self, name: &str) -> Result<(), ApiError> {
+        if name.is_empty() {
+            return Ok(());
         }
-        Ok(o)
+        if self.field_selector.is_empty() {
+            self.field_selector = FieldSelector::exact("metadata.name", name);
+            return Ok(());
+        }
+        match self.field_selector.requires_exact_match("metadata.name") {
+            Some(selected) if selected == name => Ok(()),
+            _ => Err(ApiError::BadRequest(
+                "fieldSelector metadata.name doesn't match requested name".into(),
+            )),
+        }
     }
 }
 
@@ -230,15 +263,10 @@ impl WriteOptions {
     /// `dryRun` (only `All`) and `fieldValidation` checked as kube checks them: a 422
     /// naming the options kind (`CreateOptions`, `UpdateOptions`, `PatchOptions`,
     /// `DeleteOptions`).
-    pub fn from_query(
-        pairs: &[(String, String)],
-        options_kind: &str,
-    ) -> Result<WriteOptions, ApiError> {
-        let dry_run: Vec<&str> = pairs
-            .iter()
-            .filter(|(k, _)| k == "dryRun")
-            .map(|(_, v)| v.as_str())
-            .collect();
+    /// `dryRun` is a list in kube's options (every value counts); `fieldValidation` is a
+    /// string (the first value counts).
+    pub fn from_query(query: &Query, options_kind: &str) -> Result<WriteOptions, ApiError> {
+        let dry_run: Vec<&str> = query.all("dryRun").collect();
         let mut causes = Vec::new();
         if dry_run.iter().any(|v| *v != "All") {
             let rendered = serde_json::to_string(&dry_run).unwrap_or_default();
@@ -248,19 +276,19 @@ impl WriteOptions {
                 detail: format!("Unsupported value: {rendered}: supported values: \"All\""),
             });
         }
-        let mut field_validation = FieldValidation::default();
-        for (_, v) in pairs.iter().filter(|(k, _)| k == "fieldValidation") {
-            match v.as_str() {
-                "" | "Warn" => field_validation = FieldValidation::Warn,
-                "Ignore" => field_validation = FieldValidation::Ignore,
-                "Strict" => field_validation = FieldValidation::Strict,
-                _ => causes.push(not_supported(
+        let field_validation = match query.get("fieldValidation").unwrap_or_default() {
+            "" | "Warn" => FieldValidation::Warn,
+            "Ignore" => FieldValidation::Ignore,
+            "Strict" => FieldValidation::Strict,
+            other => {
+                causes.push(not_supported(
                     "fieldValidation",
-                    v,
+                    other,
                     "\"\", \"Ignore\", \"Strict\", \"Warn\"",
-                )),
+                ));
+                FieldValidation::default()
             }
-        }
+        };
         if !causes.is_empty() {
             return Err(ApiError::Invalid {
                 group: "meta.k8s.io".into(),
@@ -276,100 +304,8 @@ impl WriteOptions {
     }
 }
 
-/// Preconditions of a delete (metav1.DeleteOptions.preconditions).
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Preconditions {
-    pub uid: Option<String>,
-    pub resource_version: Option<String>,
-}
-
-/// What happens to dependents: kube's garbage collector acts on the finalizer an
-/// Orphan or Foreground deletion leaves on the object.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub enum Propagation {
-    #[default]
-    Background,
-    Orphan,
-    Foreground,
-}
-
-impl Propagation {
-    /// The finalizer kube adds for this policy.
-    pub fn finalizer(self) -> Option<&'static str> {
-        match self {
-            Propagation::Background => None,
-            Propagation::Orphan => Some("orphan"),
-            Propagation::Foreground => Some("foregroundDeletion"),
-        }
-    }
-
-    fn parse(value: &str) -> Result<Propagation, ApiError> {
-        match value {
-            "" | "Background" => Ok(Propagation::Background),
-            "Orphan" => Ok(Propagation::Orphan),
-            "Foreground" => Ok(Propagation::Foreground),
-            other => Err(ApiError::Invalid {
-                group: "meta.k8s.io".into(),
-                kind: "DeleteOptions".into(),
-                name: String::new(),
-                causes: vec![crate::error::FieldError {
-                    reason: ErrorType::NotSupported,
-                    field: "propagationPolicy".into(),
-                    detail: format!(
-                        "Unsupported value: {other:?}: supported values: \"Foreground\", \"Background\", \"Orphan\""
-                    ),
-                }],
-            }),
-        }
-    }
-}
-
-/// What a delete request asks for: preconditions, dry run and propagation, from the
-/// body or the query.
-#[derive(Debug, Default, Clone)]
-pub struct DeleteOptions {
-    pub preconditions: Preconditions,
-    pub dry_run: bool,
-    pub propagation: Propagation,
-}
-
-impl DeleteOptions {
-    /// Query parameters first, then an optional DeleteOptions body.
-    pub fn parse(
-        pairs: &[(String, String)],
-        body: Option<&Value>,
-    ) -> Result<DeleteOptions, ApiError> {
-        let mut o = DeleteOptions {
-            dry_run: WriteOptions::from_query(pairs, "DeleteOptions")?.dry_run,
-            ..DeleteOptions::default()
-        };
-        for (k, v) in pairs {
-            match k.as_str() {
-                "propagationPolicy" => o.propagation = Propagation::parse(v)?,
-                "orphanDependents" if query_bool(v) => o.propagation = Propagation::Orphan,
-                _ => {}
-            }
-        }
-        let Some(body) = body else { return Ok(o) };
-        if let Some(policy) = body.get("propagationPolicy").and_then(Value::as_str) {
-            o.propagation = Propagation::parse(policy)?;
-        }
-        if body.get("orphanDependents").and_then(Value::as_bool) == Some(true) {
-            o.propagation = Propagation::Orphan;
-        }
-        if let Some(pre) = body.get("preconditions") {
-            o.preconditions.uid = pre.get("uid").and_then(Value::as_str).map(str::to_string);
-            o.preconditions.resource_version = pre
-                .get("resourceVersion")
-                .and_then(Value::as_str)
-                .map(str::to_string);
-        }
-        if let Some(dry) = body.get("dryRun").and_then(Value::as_array) {
-            o.dry_run |= dry.iter().any(|v| v == "All");
-        }
-        Ok(o)
-    }
-}
-
+mod delete;
 #[cfg(test)]
 mod tests;
+
+pub use delete::{DeleteOptions, Preconditions, Propagation};

@@ -1,5 +1,6 @@
-//! Query-string decoding as Go's `net/url` and apimachinery do it: `url.ParseQuery` pairs,
-//! `url.Values.Get`, query booleans, and the `%XX` unescaping that path decoding shares.
+//! Query-string decoding as Go's `net/url` and apimachinery do it: [`Query`] (the
+//! `url.ParseQuery` pairs, read with `url.Values.Get`), query booleans, and the `%XX`
+//! unescaping that path decoding shares.
 
 /// A query boolean as apimachinery converts it: false only for `0` or (case-folded) `false`;
 /// present-but-empty is true.
@@ -9,17 +10,69 @@ pub fn query_bool(value: &str) -> bool {
     !(value == "0" || folded.eq_ignore_ascii_case("false"))
 }
 
-/// The first value of `key`, as Go's `url.Values.Get`.
-pub fn query_value<'a>(pairs: &'a [(String, String)], key: &str) -> Option<&'a str> {
-    pairs
-        .iter()
-        .find(|(k, _)| k == key)
-        .map(|(_, v)| v.as_str())
+/// A request's query, decoded once (in `handlers::serve`, next to the request info) and
+/// read by both authorization and the handlers, so the two can never disagree.
+///
+/// A repeated parameter means its **first** value everywhere, as kube reads it: request info
+/// uses `url.Values.Get`, and the parameter codec that decodes the options structs takes the
+/// first element for every scalar field. Only list-valued options (`dryRun`) see them all.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Query {
+    /// The raw query without `?`, for messages that quote the URL.
+    raw: String,
+    pairs: Vec<(String, String)>,
+}
+
+impl Query {
+    /// Decodes a raw query (without `?`) as `url.ParseQuery`.
+    pub fn parse(raw: &str) -> Query {
+        Query {
+            raw: raw.to_owned(),
+            pairs: query_pairs(raw),
+        }
+    }
+
+    /// The first value of `key`, as Go's `url.Values.Get` (`None` when absent).
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.pairs
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Every value of `key` in order, for the options kube declares as lists (`dryRun`).
+    pub fn all<'a>(&'a self, key: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.pairs
+            .iter()
+            .filter(move |(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Whether `key` is present, with any value.
+    pub fn contains(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// The query as received (without `?`).
+    pub fn raw(&self) -> &str {
+        &self.raw
+    }
+
+    /// Every decoded pair in order; options read [`Query::get`] instead, so that a repeated
+    /// parameter cannot mean one thing to authorization and another to a handler.
+    pub fn pairs(&self) -> &[(String, String)] {
+        &self.pairs
+    }
+
+    /// [`Query::pairs`] as an iterator.
+    pub fn iter(&self) -> std::slice::Iter<'_, (String, String)> {
+        self.pairs.iter()
+    }
 }
 
 /// Decodes a raw query like Go's `url.ParseQuery` as `Request.URL.Query()` uses it: pairs split
 /// on `&`, `+` is a space, and pairs with a `;`, a bad `%` escape or nothing at all are dropped.
-pub fn query_pairs(query: &str) -> Vec<(String, String)> {
+fn query_pairs(query: &str) -> Vec<(String, String)> {
     query
         .split('&')
         .filter(|pair| !pair.is_empty() && !pair.contains(';'))
@@ -32,7 +85,7 @@ pub fn query_pairs(query: &str) -> Vec<(String, String)> {
 
 /// Go's `url` unescaping: `%XX` becomes the byte, `+` a space in query components; `None` on a
 /// malformed escape. Bytes that are not UTF-8 are replaced.
-pub(super) fn unescape(s: &str, plus_is_space: bool) -> Option<String> {
+pub fn unescape(s: &str, plus_is_space: bool) -> Option<String> {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -80,6 +133,20 @@ mod tests {
                 .collect();
             assert_eq!(query_pairs(query), want, "{name}");
         }
+    }
+
+    #[test]
+    fn query_get_repeated_key_first_value() {
+        let q =
+            Query::parse("fieldSelector=metadata.name%3Dmine&fieldSelector=&dryRun=All&dryRun=x");
+        assert_eq!(q.get("fieldSelector"), Some("metadata.name=mine"));
+        assert_eq!(q.all("dryRun").collect::<Vec<_>>(), ["All", "x"]);
+        assert_eq!(q.get("labelSelector"), None);
+        assert!(q.contains("dryRun"));
+        assert_eq!(
+            q.raw(),
+            "fieldSelector=metadata.name%3Dmine&fieldSelector=&dryRun=All&dryRun=x"
+        );
     }
 
     #[test]

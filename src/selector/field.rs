@@ -86,6 +86,17 @@ impl FieldSelector {
         Ok(Self { requirements })
     }
 
+    /// One `field=value` term (upstream's `OneTermEqualSelector`).
+    pub fn exact(field: &str, value: &str) -> Self {
+        Self {
+            requirements: vec![FieldRequirement {
+                field: field.to_owned(),
+                op: FieldOperator::Equals,
+                value: value.to_owned(),
+            }],
+        }
+    }
+
     /// The requirements, in upstream's (sorted-term) order.
     pub fn requirements(&self) -> &[FieldRequirement] {
         &self.requirements

@@ -120,7 +120,7 @@ mod tests {
     use crate::request::info;
 
     fn info_of(method: &str, path: &str, query: &str) -> RequestInfo {
-        info::parse(method, path, query)
+        info::parse(method, path, &crate::request::query::Query::parse(query))
     }
 
     #[test]

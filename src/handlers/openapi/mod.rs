@@ -67,7 +67,7 @@ pub fn serve(state: &Arc<AppState>, call: &Call, parts: &[&str]) -> Result<Reply
     answer(
         state.catalog.openapi(),
         parts,
-        &call.query,
+        call.query.pairs(),
         &call.headers,
         now,
     )

@@ -20,8 +20,9 @@ fn summary(i: &RequestInfo) -> String {
     )
 }
 
-fn split_url(url: &str) -> (&str, &str) {
-    url.split_once('?').unwrap_or((url, ""))
+fn split_url(url: &str) -> (&str, Query) {
+    let (path, query) = url.split_once('?').unwrap_or((url, ""));
+    (path, Query::parse(query))
 }
 
 #[test]
@@ -66,7 +67,7 @@ fn parse_resource_paths_match_upstream_table() {
     ];
     for (method, url, want) in cases {
         let (path, query) = split_url(url);
-        let info = resolve(method, path, query).unwrap_or_else(|e| panic!("{url}: {e}"));
+        let info = resolve(method, path, &query).unwrap_or_else(|e| panic!("{url}: {e}"));
         assert!(info.is_resource_request, "{method} {url}");
         assert_eq!(summary(&info), want, "{method} {url}");
     }
@@ -91,7 +92,7 @@ fn parse_non_resource_paths_use_lowercase_method() {
         ("OPTIONS", "/apis", "options||||||||"),
     ];
     for (method, url, want) in cases {
-        let info = resolve(method, url, "").unwrap_or_else(|e| panic!("{url}: {e}"));
+        let info = resolve(method, url, &Query::default()).unwrap_or_else(|e| panic!("{url}: {e}"));
         assert!(!info.is_resource_request, "{method} {url}");
         assert_eq!(summary(&info), want, "{method} {url}");
     }
@@ -124,7 +125,7 @@ fn parse_selectors_promote_name_and_copy_raw_text() {
     ];
     for (name, method, url, verb, obj, fields, labels) in cases {
         let (path, query) = split_url(url);
-        let info = parse(method, path, query);
+        let info = parse(method, path, &query);
         let got = (
             info.verb.as_str(),
             info.name.as_str(),
@@ -143,9 +144,10 @@ fn resolve_bare_special_verb_fails_with_partial_info() {
         ("/api/v1/proxy/", "a=b", "unable to determine kind and namespace from url, /api/v1/proxy/?a=b"),
     ];
     for (path, query, want) in cases {
-        let err = resolve("GET", path, query).expect_err(path);
+        let query = Query::parse(query);
+        let err = resolve("GET", path, &query).expect_err(path);
         assert_eq!(err.to_string(), want, "{path}");
         assert!(err.partial.is_resource_request, "{path}");
-        assert_eq!(parse("GET", path, query), *err.partial, "{path}");
+        assert_eq!(parse("GET", path, &query), *err.partial, "{path}");
     }
 }

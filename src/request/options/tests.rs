@@ -2,7 +2,7 @@
 use super::*;
 
 fn opts(query: &str) -> ListOptions {
-    ListOptions::from_query(&crate::request::query::query_pairs(query)).unwrap()
+    ListOptions::from_query(&crate::request::query::Query::parse(query)).unwrap()
 }
 
 #[test]
@@ -67,4 +67,56 @@ fn list_options_validate_matches_kube_rules() {
         };
         assert_eq!(got, *want, "{query}");
     }
+}
+
+#[test]
+fn options_repeated_parameters_read_first_value() {
+    let q = crate::request::query::Query::parse;
+    let list = opts(
+        "labelSelector=a%3Db&labelSelector=&fieldSelector=metadata.name%3Dx&fieldSelector=&limit=5&limit=x&continue=c1&continue=c2&resourceVersion=7&resourceVersion=9",
+    );
+    assert_eq!(list.label_selector.requirements().len(), 1);
+    assert_eq!(list.field_selector.single_name(), Some("x"));
+    assert_eq!(
+        (
+            list.limit,
+            list.continue_token.as_str(),
+            list.resource_version.as_str()
+        ),
+        (5, "c1", "7")
+    );
+    let write = WriteOptions::from_query(
+        &q("fieldValidation=Strict&fieldValidation=bogus"),
+        "CreateOptions",
+    )
+    .expect("first value valid");
+    assert_eq!(write.field_validation, FieldValidation::Strict);
+    let err = WriteOptions::from_query(&q("dryRun=All&dryRun=bogus"), "CreateOptions")
+        .expect_err("dryRun is a list: every value counts");
+    assert_eq!(err.code(), 422);
+    let delete = DeleteOptions::parse(&q("propagationPolicy=Orphan&propagationPolicy=bogus"), None)
+        .expect("first value valid");
+    assert_eq!(delete.propagation, Propagation::Orphan);
+}
+
+#[test]
+fn for_request_name_narrows_or_conflicts_with_selector() {
+    use crate::request::info;
+    let q = crate::request::query::Query::parse;
+    let fields = ["metadata.name", "metadata.namespace"];
+    let named = info::parse("GET", "/apis/g/v1/watch/namespaces/ns/rs/mine", &q(""));
+    let o = ListOptions::for_request(&named, &q(""), &fields).expect("narrowed");
+    assert_eq!(o.field_selector.to_string(), "metadata.name=mine");
+    let same = q("fieldSelector=metadata.name%3Dmine,metadata.namespace%3Dns");
+    let o = ListOptions::for_request(&named, &same, &fields).expect("same name");
+    assert_eq!(o.field_selector.requirements().len(), 2);
+    let other = q("fieldSelector=metadata.name%3Dother");
+    let err = ListOptions::for_request(&named, &other, &fields).expect_err("conflict");
+    assert_eq!(
+        err.to_string(),
+        "fieldSelector metadata.name doesn't match requested name"
+    );
+    let unsupported = q("fieldSelector=spec.x%3D1");
+    let err = ListOptions::for_request(&named, &unsupported, &fields).expect_err("field first");
+    assert_eq!(err.to_string(), "field label not supported: spec.x");
 }
