@@ -28,7 +28,7 @@ pub fn include_object(call: &Call) -> Result<IncludeObject, ApiError> {
         .find(|(k, _)| k == "includeObject")
         .map(|(_, v)| v.as_str())
         .unwrap_or_default();
-    IncludeObject::parse(value).map_err(ApiError::BadRequest)
+    IncludeObject::parse(value).map_err(|e| ApiError::BadRequest(e.to_string()))
 }
 
 /// List options with the field selector checked against the selectable fields.
