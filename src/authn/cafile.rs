@@ -140,7 +140,9 @@ impl CaFile {
                 self.problems.clear();
                 tracing::info!(flag, path = %self.path.display(), "loaded a new CA bundle");
             }
-            Err(e) => self.problems.report(flag, &self.path, &e, Some(&content)),
+            Err(e) => self
+                .problems
+                .report(flag, &self.path, &e.to_string(), Some(&content)),
         }
     }
 }

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use super::overlap;
 use super::requestheader::{HeaderNames, RequestHeaderAuthenticator};
-use super::x509::{CertVerifier, X509Authenticator};
+use super::x509::{CaBundleError, CertVerifier, X509Authenticator};
 use crate::metrics::Metrics;
 
 pub const CONFIGMAP_NAMESPACE: &str = "kube-system";
@@ -59,6 +59,23 @@ pub struct LiveCerts {
 }
 
 type Data = BTreeMap<String, String>;
+
+/// A ConfigMap key that does not parse; the previous configuration is kept.
+#[derive(Debug, thiserror::Error)]
+enum KeyError {
+    /// A CA bundle key is not a usable bundle.
+    #[error("{key}: {error}")]
+    Bundle {
+        key: &'static str,
+        error: CaBundleError,
+    },
+    /// A header or names key is not a JSON string array.
+    #[error("{key}: not a JSON string list: {error}")]
+    List {
+        key: &'static str,
+        error: serde_json::Error,
+    },
+}
 
 impl LiveCerts {
     pub fn new(initial: CertAuthenticators, sources: Sources) -> Self {
@@ -153,11 +170,16 @@ fn value<'a>(data: Option<&'a Data>, key: &str) -> Option<&'a str> {
 }
 
 /// A verifier for `pem`, reusing `old` when the bundle did not change.
-fn verifier(pem: &str, old: Option<&CertVerifier>, key: &str) -> Result<CertVerifier, String> {
+fn verifier(
+    pem: &str,
+    old: Option<&CertVerifier>,
+    key: &'static str,
+) -> Result<CertVerifier, KeyError> {
     match old {
         Some(v) if v.built_from(pem.as_bytes()) => Ok(v.clone()),
         _ => {
-            let v = CertVerifier::from_pem(pem.as_bytes()).map_err(|e| format!("{key}: {e}"))?;
+            let v = CertVerifier::from_pem(pem.as_bytes())
+                .map_err(|error| KeyError::Bundle { key, error })?;
             tracing::info!(key, "loaded a new CA bundle from the cluster");
             Ok(v)
         }
@@ -217,8 +239,8 @@ fn requestheader_from(
     pem: &str,
     data: Option<&Data>,
     old: Option<&RequestHeaderAuthenticator>,
-) -> Result<RequestHeaderAuthenticator, String> {
-    let list = |key| strings(value(data, key)).map_err(|e| format!("{key}: {e}"));
+) -> Result<RequestHeaderAuthenticator, KeyError> {
+    let list = |key| strings(value(data, key)).map_err(|error| KeyError::List { key, error });
     let names = HeaderNames::new(
         &list(keys::USERNAME_HEADERS)?,
         &list(keys::UID_HEADERS)?,
@@ -233,12 +255,10 @@ fn requestheader_from(
 }
 
 /// A JSON string array as kube-apiserver writes it; absent or empty = no values.
-fn strings(raw: Option<&str>) -> Result<Vec<String>, String> {
+fn strings(raw: Option<&str>) -> Result<Vec<String>, serde_json::Error> {
     match raw {
         None => Ok(Vec::new()),
-        Some(text) => {
-            serde_json::from_str(text).map_err(|e| format!("not a JSON string list: {e}"))
-        }
+        Some(text) => serde_json::from_str(text),
     }
 }
 

@@ -44,7 +44,7 @@ fn verifier_from_file(path: &Path) -> Result<CertVerifier, SetupError> {
         message,
     };
     let pem = std::fs::read(path).map_err(|e| err(e.to_string()))?;
-    CertVerifier::from_pem(&pem).map_err(err)
+    CertVerifier::from_pem(&pem).map_err(|e| err(e.to_string()))
 }
 
 /// The certificate authenticators the flags configure.

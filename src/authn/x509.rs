@@ -33,6 +33,23 @@ pub struct CertVerifier {
     verified: Arc<TtlCache<[u8; 32], Result<Subject, Rejection>>>,
 }
 
+/// Why a CA bundle cannot verify client certificates.
+#[derive(Debug, thiserror::Error)]
+pub enum CaBundleError {
+    /// The bundle is not PEM.
+    #[error("invalid CA bundle: {0}")]
+    Pem(rustls::pki_types::pem::Error),
+    /// The bundle is PEM without a `CERTIFICATE` block.
+    #[error("the CA bundle holds no certificate")]
+    Empty,
+    /// A certificate in the bundle cannot be a trust anchor.
+    #[error("invalid client CA certificate: {0}")]
+    Certificate(rustls::Error),
+    /// rustls refused the set of trust anchors.
+    #[error("client CA: {0}")]
+    Verifier(rustls::server::VerifierBuilderError),
+}
+
 /// The parts of a verified leaf's subject that become a user.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Subject {
@@ -42,11 +59,11 @@ pub struct Subject {
 
 impl CertVerifier {
     /// From a PEM bundle (a file's or a ConfigMap key's content).
-    pub fn from_pem(pem: &[u8]) -> Result<Self, String> {
+    pub fn from_pem(pem: &[u8]) -> Result<Self, CaBundleError> {
         let certs: Result<Vec<_>, _> = CertificateDer::pem_slice_iter(pem).collect();
-        let certs = certs.map_err(|e| format!("invalid CA bundle: {e}"))?;
+        let certs = certs.map_err(CaBundleError::Pem)?;
         if certs.is_empty() {
-            return Err("the CA bundle holds no certificate".into());
+            return Err(CaBundleError::Empty);
         }
         let mut verifier = Self::new(&certs)?;
         verifier.source = Arc::from(pem);
@@ -54,19 +71,17 @@ impl CertVerifier {
     }
 
     /// From the CA certificates the client certificates must chain to.
-    pub fn new(cas: &[CertificateDer<'static>]) -> Result<Self, String> {
+    pub fn new(cas: &[CertificateDer<'static>]) -> Result<Self, CaBundleError> {
         let mut roots = RootCertStore::empty();
         for ca in cas {
-            roots
-                .add(ca.clone())
-                .map_err(|e| format!("invalid client CA certificate: {e}"))?;
+            roots.add(ca.clone()).map_err(CaBundleError::Certificate)?;
         }
         let verifier = WebPkiClientVerifier::builder_with_provider(
             Arc::new(roots),
             Arc::new(rustls::crypto::ring::default_provider()),
         )
         .build()
-        .map_err(|e| format!("client CA: {e}"))?;
+        .map_err(CaBundleError::Verifier)?;
         let source: Vec<u8> = cas.iter().flat_map(|c| c.as_ref().to_vec()).collect();
         Ok(CertVerifier {
             verifier,
@@ -285,12 +300,24 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn from_pem_bad_bundles_fail() {
-        for (name, pem) in [
-            ("empty", ""),
-            ("garbage", "-----BEGIN CERTIFICATE-----\nzz\n"),
+    fn from_pem_bad_bundles_fail_with_reason() {
+        for (name, pem, want) in [
+            ("empty", "", "the CA bundle holds no certificate"),
+            (
+                "garbage",
+                "-----BEGIN CERTIFICATE-----\nzz\n",
+                "invalid CA bundle: missing section end marker: [67, 69, 82, 84, 73, 70, 73, 67, 65, 84, 69]",
+            ),
+            (
+                "not a certificate",
+                "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
+                "invalid client CA certificate: invalid peer certificate: BadEncoding",
+            ),
         ] {
-            assert!(CertVerifier::from_pem(pem.as_bytes()).is_err(), "{name}");
+            let got = CertVerifier::from_pem(pem.as_bytes())
+                .err()
+                .map(|e| e.to_string());
+            assert_eq!(got.as_deref(), Some(want), "{name}");
         }
     }
 }

@@ -8,9 +8,17 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     CustomResourceDefinition, CustomResourceDefinitionVersion,
 };
 
-use crate::table::{PrinterColumn, TableConvertor};
+use crate::table::{PrinterColumn, TableConvertor, TableError};
 
 pub use crate::schema::scale::ScalePaths;
+
+/// Why checked definitions could not be compiled into the catalog.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CatalogError {
+    /// A served version's printer columns do not compile.
+    #[error("version {version}: {error}")]
+    Columns { version: String, error: TableError },
+}
 
 /// One served version of a resource.
 pub struct ServedVersion {
@@ -72,7 +80,7 @@ pub struct GroupVersions<'a> {
 
 impl Catalog {
     /// Builds the catalog from CRDs that already passed `crd::check`.
-    pub fn build(crds: &[CustomResourceDefinition]) -> Result<Catalog, String> {
+    pub fn build(crds: &[CustomResourceDefinition]) -> Result<Catalog, CatalogError> {
         let mut catalog = Catalog::default();
         for crd in crds {
             let served = Arc::new(served_resource(crd)?);
@@ -141,7 +149,7 @@ impl Catalog {
     }
 }
 
-fn served_resource(crd: &CustomResourceDefinition) -> Result<ServedResource, String> {
+fn served_resource(crd: &CustomResourceDefinition) -> Result<ServedResource, CatalogError> {
     let spec = &crd.spec;
     let names = &spec.names;
     let mut versions = Vec::new();
@@ -175,7 +183,7 @@ fn served_version(
     group: &str,
     kind: &str,
     v: &CustomResourceDefinitionVersion,
-) -> Result<ServedVersion, String> {
+) -> Result<ServedVersion, CatalogError> {
     let schema = v
         .schema
         .as_ref()
@@ -194,7 +202,10 @@ fn served_version(
             json_path: c.json_path.clone(),
         })
         .collect();
-    let table = TableConvertor::new(&columns).map_err(|e| format!("version {}: {e}", v.name))?;
+    let table = TableConvertor::new(&columns).map_err(|error| CatalogError::Columns {
+        version: v.name.clone(),
+        error,
+    })?;
     let subresources = v.subresources.as_ref();
     // kube's default deprecation warning: "<group>/<version> <Kind> is deprecated"
     // (a "; use ..." suggestion is added by `suggest_replacements`).

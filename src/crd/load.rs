@@ -74,6 +74,29 @@ impl std::fmt::Display for LoadErrors {
 
 impl std::error::Error for LoadErrors {}
 
+/// A file that yields no further documents; becomes a file-level [`Problem`].
+#[derive(Debug, thiserror::Error)]
+enum FileError {
+    /// The file could not be opened or read.
+    #[error("{0}")]
+    Read(std::io::Error),
+    /// The file is over [`MAX_FILE_BYTES`].
+    #[error("file is larger than the limit of {MAX_FILE_BYTES} bytes")]
+    TooLarge,
+    /// The file's bytes are not UTF-8 text.
+    #[error("file is not valid UTF-8")]
+    NotUtf8,
+    /// A JSON stream stops being valid JSON; documents before it were read.
+    #[error("invalid JSON: {0}")]
+    Json(serde_json::Error),
+    /// A line starting with `---` has more than a comment after the marker.
+    #[error("invalid YAML document separator at line {line}: {rest}")]
+    Separator { line: usize, rest: String },
+    /// A YAML document does not parse.
+    #[error("invalid YAML: {0}")]
+    Yaml(serde_saphyr::Error),
+}
+
 /// Loads every definition from files and directories (a directory contributes its
 /// `*.json`, `*.yaml` and `*.yml` files, sorted by name, not recursing).
 pub fn load_paths(paths: &[PathBuf]) -> Result<Vec<LoadedCrd>, LoadErrors> {
@@ -84,7 +107,7 @@ pub fn load_paths(paths: &[PathBuf]) -> Result<Vec<LoadedCrd>, LoadErrors> {
             let source = file.display().to_string();
             match read_bounded(&file) {
                 Ok(text) => load_text(&source, &text, &mut crds, &mut errors),
-                Err(message) => errors.push(&source, "", message),
+                Err(err) => errors.push(&source, "", err.to_string()),
             }
         }
     }
@@ -152,18 +175,16 @@ fn has_manifest_extension(path: &Path) -> bool {
         .is_some_and(|e| EXTENSIONS.contains(&e))
 }
 
-fn read_bounded(path: &Path) -> Result<String, String> {
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+fn read_bounded(path: &Path) -> Result<String, FileError> {
+    let file = std::fs::File::open(path).map_err(FileError::Read)?;
     let mut bytes = Vec::new();
     file.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
+        .map_err(FileError::Read)?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(format!(
-            "file is larger than the limit of {MAX_FILE_BYTES} bytes"
-        ));
+        return Err(FileError::TooLarge);
     }
-    String::from_utf8(bytes).map_err(|_| "file is not valid UTF-8".to_string())
+    String::from_utf8(bytes).map_err(|_| FileError::NotUtf8)
 }
 
 fn load_text(file: &str, text: &str, crds: &mut Vec<LoadedCrd>, errors: &mut LoadErrors) {
@@ -171,7 +192,7 @@ fn load_text(file: &str, text: &str, crds: &mut Vec<LoadedCrd>, errors: &mut Loa
         let source = format!("{file} (document {})", index + 1);
         match document {
             Ok(value) => collect(&source, value, true, crds, errors),
-            Err(message) => errors.push(&source, "", message),
+            Err(err) => errors.push(&source, "", err.to_string()),
         }
     }
 }

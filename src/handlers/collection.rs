@@ -22,7 +22,7 @@ const SELECTABLE_FIELDS: &[&str] = &["metadata.name", "metadata.namespace"];
 /// The `includeObject` query parameter of Table requests.
 pub fn include_object(call: &Call) -> Result<IncludeObject, ApiError> {
     let value = call.query.get("includeObject").unwrap_or_default();
-    IncludeObject::parse(value).map_err(ApiError::BadRequest)
+    IncludeObject::parse(value).map_err(|e| ApiError::BadRequest(e.to_string()))
 }
 
 /// List options with the field selector checked against the selectable fields and

@@ -37,7 +37,8 @@ pub fn invalid(ctx: &Target, name: &str, causes: Vec<FieldError>) -> ApiError {
 
 /// apiVersion and kind in the body against the URL, as kube's decoder and validator check them.
 pub fn check_type_meta(ctx: &Target, object: &Value) -> Result<(), ApiError> {
-    crate::meta::names::check_metadata_types(object).map_err(ApiError::BadRequest)?;
+    crate::meta::names::check_metadata_types(object)
+        .map_err(|e| ApiError::BadRequest(e.to_string()))?;
     let api_version = object
         .get("apiVersion")
         .and_then(Value::as_str)

@@ -61,7 +61,7 @@ pub fn load_catalog(paths: &[PathBuf]) -> Result<Catalog, StartError> {
         crate::crd::load::load_paths(paths).map_err(|e| StartError::Definitions(e.to_string()))?;
     crate::crd::check::check_all(&loaded).map_err(|e| StartError::Definitions(e.to_string()))?;
     let crds: Vec<_> = loaded.into_iter().map(|l| l.crd).collect();
-    Catalog::build(&crds).map_err(StartError::Definitions)
+    Catalog::build(&crds).map_err(|e| StartError::Definitions(e.to_string()))
 }
 
 /// Serving TLS from the flags, or a self-signed pair in `--cert-dir`; the returned

@@ -4,6 +4,7 @@ use serde_json::{Value, json};
 
 use crate::gofmt;
 
+use super::TableError;
 use super::jsonpath::{Item, JsonPath};
 use super::timestamp::{GoTime, human_readable_age};
 
@@ -75,7 +76,7 @@ pub struct TableConvertor {
 impl TableConvertor {
     /// Compiles a version's printer columns; no columns means the default Age column. Fails
     /// on the first JSONPath that does not parse, naming its column.
-    pub fn new(columns: &[PrinterColumn]) -> Result<TableConvertor, String> {
+    pub fn new(columns: &[PrinterColumn]) -> Result<TableConvertor, TableError> {
         match TableConvertor::new_or_fallback(columns) {
             (convertor, None) => Ok(convertor),
             (_, Some(error)) => Err(error),
@@ -84,7 +85,7 @@ impl TableConvertor {
 
     /// Upstream's serving behaviour: on a bad JSONPath the error is only logged and the
     /// convertor keeps Name plus the columns before the bad one.
-    pub fn new_or_fallback(columns: &[PrinterColumn]) -> (TableConvertor, Option<String>) {
+    pub fn new_or_fallback(columns: &[PrinterColumn]) -> (TableConvertor, Option<TableError>) {
         let age = [PrinterColumn::age()];
         let columns = if columns.is_empty() {
             &age[..]
@@ -105,12 +106,12 @@ impl TableConvertor {
             let path = match JsonPath::parse(&format!("{{{}}}", column.json_path)) {
                 Ok(path) => path,
                 Err(error) => {
-                    let message = format!(
-                        "unrecognized column definition {} in column {}: {error}",
-                        gofmt::quote(&column.json_path),
-                        gofmt::quote(&column.name),
-                    );
-                    return (convertor, Some(message));
+                    let error = TableError::ColumnJsonPath {
+                        column: column.name.clone(),
+                        json_path: column.json_path.clone(),
+                        error,
+                    };
+                    return (convertor, Some(error));
                 }
             };
             let description = if column.description.is_empty() {

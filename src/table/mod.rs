@@ -8,6 +8,8 @@
 //! - [`duration`], [`timestamp`]: `HumanDuration` and `metav1.Time` parsing for ages.
 //! - `partial`: the `PartialObjectMetadata` a row embeds (Go-compatible text is [`crate::gofmt`]).
 
+use crate::gofmt;
+
 pub mod convert;
 pub mod duration;
 pub mod jsonpath;
@@ -22,3 +24,26 @@ pub use convert::{
 };
 pub use duration::human_duration;
 pub use render::{IncludeObject, MetaVersion, TableOptions};
+
+/// Why printer columns or a Table request are refused; the texts are upstream's.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TableError {
+    /// A printer column's `jsonPath` does not parse (found when the CRD is loaded).
+    #[error(
+        "unrecognized column definition {} in column {}: {error}",
+        gofmt::quote(.json_path),
+        gofmt::quote(.column)
+    )]
+    ColumnJsonPath {
+        column: String,
+        json_path: String,
+        error: jsonpath::ParseError,
+    },
+    /// `?includeObject=` is not `Metadata`, `Object`, `None` or empty (a 400).
+    #[error(
+        "Unable to convert to Table as requested: includeObject: Invalid value: {}: \
+         must be 'Metadata', 'Object', 'None', or empty",
+        gofmt::quote(.0)
+    )]
+    IncludeObject(String),
+}

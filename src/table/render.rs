@@ -3,8 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::gofmt;
-
+use super::TableError;
 use super::convert::TableConvertor;
 use super::partial::{has_initial_events_end_annotation, partial_object_metadata};
 
@@ -23,16 +22,12 @@ pub enum IncludeObject {
 impl IncludeObject {
     /// Parses the `includeObject` query value; empty means the default, `Metadata`. The error
     /// is the text of upstream's 400 (`ValidateTableOptions` wrapped by `optionsForTransform`).
-    pub fn parse(value: &str) -> Result<IncludeObject, String> {
+    pub fn parse(value: &str) -> Result<IncludeObject, TableError> {
         match value {
             "" | "Metadata" => Ok(IncludeObject::Metadata),
             "None" => Ok(IncludeObject::None),
             "Object" => Ok(IncludeObject::Object),
-            other => Err(format!(
-                "Unable to convert to Table as requested: includeObject: Invalid value: {}: \
-                 must be 'Metadata', 'Object', 'None', or empty",
-                gofmt::quote(other)
-            )),
+            other => Err(TableError::IncludeObject(other.to_string())),
         }
     }
 }

@@ -151,7 +151,7 @@ fn new_bad_json_path_names_the_column() {
     ];
     let error = TableConvertor::new(&columns).unwrap_err();
     assert_eq!(
-        error,
+        error.to_string(),
         r#"unrecognized column definition ".spec[" in column "Broken": unterminated array"#
     );
     let (fallback, error) = TableConvertor::new_or_fallback(&columns);
@@ -334,7 +334,7 @@ fn include_object_parse_accepts_upstream_values() {
         ),
     ];
     for (value, want) in cases {
-        let got = IncludeObject::parse(value);
+        let got = IncludeObject::parse(value).map_err(|e| e.to_string());
         assert_eq!(
             got.as_ref().map_err(String::as_str),
             want.as_ref().map_err(|e| *e),

@@ -4,6 +4,8 @@
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde_json::Value;
 
+use super::FileError;
+
 /// Deserialization attempts spent on finding where a type error sits.
 const LOCATE_BUDGET: usize = 500;
 
@@ -12,7 +14,7 @@ const LOCATE_BUDGET: usize = 500;
 /// Like kubectl's `YAMLOrJSONDecoder`, text whose first non-space character is `{` is a
 /// JSON stream (falling back to YAML when it is not valid JSON); anything else is YAML
 /// split on lines starting with `---`.
-pub(super) fn documents(text: &str) -> Vec<Result<Value, String>> {
+pub(super) fn documents(text: &str) -> Vec<Result<Value, FileError>> {
     if text.trim_start().starts_with('{') {
         let json = json_documents(text);
         let first_failed = matches!(json.first(), Some(Err(_)));
@@ -28,13 +30,13 @@ pub(super) fn documents(text: &str) -> Vec<Result<Value, String>> {
     yaml_documents(text)
 }
 
-fn json_documents(text: &str) -> Vec<Result<Value, String>> {
+fn json_documents(text: &str) -> Vec<Result<Value, FileError>> {
     let mut out = Vec::new();
     for item in serde_json::Deserializer::from_str(text).into_iter::<Value>() {
         match item {
             Ok(value) => out.push(Ok(value)),
             Err(err) => {
-                out.push(Err(format!("invalid JSON: {err}")));
+                out.push(Err(FileError::Json(err)));
                 break;
             }
         }
@@ -42,13 +44,13 @@ fn json_documents(text: &str) -> Vec<Result<Value, String>> {
     out
 }
 
-fn yaml_documents(text: &str) -> Vec<Result<Value, String>> {
+fn yaml_documents(text: &str) -> Vec<Result<Value, FileError>> {
     let mut out = Vec::new();
     for chunk in yaml_chunks(text) {
         match chunk {
             Ok((first_line, body)) => out.push(parse_yaml(first_line, &body)),
-            Err(message) => {
-                out.push(Err(message));
+            Err(err) => {
+                out.push(Err(err));
                 break;
             }
         }
@@ -59,7 +61,7 @@ fn yaml_documents(text: &str) -> Vec<Result<Value, String>> {
 /// Splits a YAML stream as apimachinery's `YAMLReader` does: a line starting with `---`
 /// ends a document; only spaces or a comment may follow the marker; separators with no
 /// content before them start no document. Each chunk carries its first line number.
-fn yaml_chunks(text: &str) -> Vec<Result<(usize, String), String>> {
+fn yaml_chunks(text: &str) -> Vec<Result<(usize, String), FileError>> {
     let mut chunks = Vec::new();
     let mut body = String::new();
     let mut first_line = 1;
@@ -70,10 +72,10 @@ fn yaml_chunks(text: &str) -> Vec<Result<(usize, String), String>> {
             }
             let rest = rest.trim();
             if !rest.is_empty() && !rest.starts_with('#') {
-                chunks.push(Err(format!(
-                    "invalid YAML document separator at line {}: {rest}",
-                    index + 1
-                )));
+                chunks.push(Err(FileError::Separator {
+                    line: index + 1,
+                    rest: rest.to_string(),
+                }));
                 return chunks;
             }
             continue;
@@ -90,7 +92,7 @@ fn yaml_chunks(text: &str) -> Vec<Result<(usize, String), String>> {
 }
 
 /// One YAML document; blank lines are prepended so that messages give file line numbers.
-fn parse_yaml(first_line: usize, body: &str) -> Result<Value, String> {
+fn parse_yaml(first_line: usize, body: &str) -> Result<Value, FileError> {
     let mut padded = "\n".repeat(first_line.saturating_sub(1));
     padded.push_str(body);
     let options = serde_saphyr::options! {
@@ -99,7 +101,7 @@ fn parse_yaml(first_line: usize, body: &str) -> Result<Value, String> {
     };
     serde_saphyr::from_str_with_options::<Option<Value>>(&padded, options)
         .map(Option::unwrap_or_default)
-        .map_err(|err| format!("invalid YAML: {err}"))
+        .map_err(FileError::Yaml)
 }
 
 /// The typed definition, or one message per problem: a type error at its field path, or

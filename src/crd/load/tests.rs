@@ -111,6 +111,17 @@ fn load_str_bad_documents_report_file_document_name_and_field() {
 }
 
 #[test]
+fn load_str_broken_json_stream_reports_invalid_json_after_good_documents() {
+    let json =
+        serde_json::to_string(&serde_saphyr::from_str::<serde_json::Value>(CRD).unwrap()).unwrap();
+    let text = format!("{json}\n{{\"kind\": ");
+    assert_eq!(
+        problems(&text),
+        ["f.yaml (document 2): invalid JSON: EOF while parsing a value at line 2 column 9"]
+    );
+}
+
+#[test]
 fn load_paths_directory_sorted_non_recursive_by_extension() {
     let dir = tempfile::tempdir().unwrap();
     let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
@@ -139,11 +150,19 @@ fn load_paths_bad_files_all_reported() {
     std::fs::write(&big, vec![b'#'; (MAX_FILE_BYTES + 1) as usize]).unwrap();
     let bad = dir.path().join("bad.yaml");
     std::fs::write(&bad, "apiVersion: v1\nkind: Pod\n").unwrap();
+    let binary = dir.path().join("binary.yaml");
+    std::fs::write(&binary, [b'a', 0xff, b'\n']).unwrap();
     let missing = dir.path().join("missing.yaml");
     let empty_dir = dir.path().join("empty");
     std::fs::create_dir(&empty_dir).unwrap();
-    let err =
-        load_paths(&[big.clone(), bad.clone(), missing.clone(), empty_dir.clone()]).unwrap_err();
+    let err = load_paths(&[
+        big.clone(),
+        bad.clone(),
+        binary.clone(),
+        missing.clone(),
+        empty_dir.clone(),
+    ])
+    .unwrap_err();
     let want = [
         format!(
             "{}: file is larger than the limit of 8388608 bytes",
@@ -153,6 +172,7 @@ fn load_paths_bad_files_all_reported() {
             r#"{} (document 1): expected apiVersion "apiextensions.k8s.io/v1" kind "CustomResourceDefinition", found apiVersion "v1" kind "Pod""#,
             bad.display()
         ),
+        format!("{}: file is not valid UTF-8", binary.display()),
         format!(
             "{}: the path {:?} does not exist",
             missing.display(),

@@ -15,17 +15,13 @@ mod tests;
 /// The largest count in `x{n,m}`, also the limit of nested counts multiplied together.
 const MAX_REPEAT: u64 = 1000;
 
-/// A Go `regexp/syntax.Error`.
-#[derive(Debug, PartialEq, Eq)]
-pub(super) struct GoError {
+/// A Go `regexp/syntax.Error`: the pattern is not valid RE2 syntax as Go parses it. `code` is
+/// Go's `ErrorCode` text and `expr` the part of the pattern it points at.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("error parsing regexp: {code}: `{expr}`")]
+pub struct GoError {
     code: &'static str,
     expr: String,
-}
-
-impl std::fmt::Display for GoError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "error parsing regexp: {}: `{}`", self.code, self.expr)
-    }
 }
 
 impl GoError {
@@ -49,9 +45,9 @@ const MISSING_REPEAT_ARGUMENT: &str = "missing argument to repetition operator";
 pub(super) const TRAILING_BACKSLASH: &str = "trailing backslash at end of expression";
 const UNEXPECTED_PAREN: &str = "unexpected )";
 
-/// `Ok` when Go's `regexp.Compile` accepts `pattern`, else Go's error text.
-pub fn check(pattern: &str) -> Result<(), String> {
-    Parser::new(pattern).parse().map_err(|e| e.to_string())
+/// `Ok` when Go's `regexp.Compile` accepts `pattern`, else Go's error (its Display is Go's text).
+pub fn check(pattern: &str) -> Result<(), GoError> {
+    Parser::new(pattern).parse()
 }
 
 /// The top of Go's parse stack within one group.

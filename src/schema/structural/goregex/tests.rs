@@ -212,7 +212,7 @@ const INVALID: &[(&str, &str, &str)] = &[
 fn check_invalid_go_patterns_reports_go_error() {
     for (name, pattern, want) in INVALID {
         assert_eq!(
-            check(pattern),
+            check(pattern).map_err(|e| e.to_string()),
             Err(format!("error parsing regexp: {want}")),
             "{name}: {pattern}"
         );
