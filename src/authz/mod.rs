@@ -26,6 +26,17 @@ enum PathRule {
     Prefix(String),
 }
 
+/// Why the authorizer could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// An always-allowed path with a `*` before its end (validated with the flags too).
+    #[error("only trailing * allowed in {0:?}")]
+    MisplacedStar(String),
+    /// No client for SubjectAccessReview could be made from the kubeconfig flags.
+    #[error("failed to get delegated authorization kubeconfig: {0}")]
+    Kubeconfig(ClientError),
+}
+
 /// The authorizer chain.
 pub struct Authorizer {
     paths: Vec<PathRule>,
@@ -39,14 +50,14 @@ impl Authorizer {
         paths: &[String],
         groups: &[String],
         webhook: Option<SarAuthorizer>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, SetupError> {
         let mut rules = Vec::new();
         for path in non_empty(paths) {
             let p = path.trim_start_matches('/');
             match p.find('*') {
                 None => rules.push(PathRule::Exact(p.to_string())),
                 Some(i) if i + 1 == p.len() => rules.push(PathRule::Prefix(p[..i].to_string())),
-                Some(_) => return Err(format!("only trailing * allowed in {p:?}")),
+                Some(_) => return Err(SetupError::MisplacedStar(p.to_string())),
             }
         }
         Ok(Authorizer {
@@ -58,15 +69,13 @@ impl Authorizer {
 
     /// The delegated authorizer the flags describe (SubjectAccessReview when a client for
     /// `--authorization-kubeconfig`, `--kubeconfig` or the cluster can be had).
-    pub async fn delegated(flags: &AuthFlags, metrics: Arc<Metrics>) -> Result<Self, String> {
+    pub async fn delegated(flags: &AuthFlags, metrics: Arc<Metrics>) -> Result<Self, SetupError> {
         let client = delegation_client(
             flags.authorization_kubeconfig.as_deref(),
             flags.kubeconfig.as_deref(),
         )
         .await
-        .map_err(|e: ClientError| {
-            format!("failed to get delegated authorization kubeconfig: {e}")
-        })?;
+        .map_err(SetupError::Kubeconfig)?;
         if client.is_none() {
             tracing::warn!(
                 "No authorization-kubeconfig provided, so SubjectAccessReview of authorization tokens won't work."

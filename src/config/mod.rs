@@ -1,6 +1,8 @@
-//! Configuration stage: command-line flags (k8s.io/apiserver's names) into typed flags ([`ServeFlags`]).
+//! Configuration stage: command-line flags (k8s.io/apiserver's names) into typed flags
+//! ([`ServeFlags`]), validated into a [`validate::Config`] with every problem reported at once.
 
 pub mod auth;
+pub mod validate;
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -141,23 +143,23 @@ impl ServeFlags {
 }
 
 /// Parses Go-style durations as kube flags take them: `90s`, `5m`, `1h30m`, `250ms`, `0`.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
+pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
     if text == "0" {
         return Ok(Duration::ZERO);
     }
+    if text.is_empty() {
+        return Err(DurationError::Empty);
+    }
     let mut total = Duration::ZERO;
     let mut rest = text;
-    if rest.is_empty() {
-        return Err("empty duration".into());
-    }
     while !rest.is_empty() {
         let digits = rest
             .find(|c: char| !c.is_ascii_digit() && c != '.')
-            .ok_or_else(|| format!("missing unit in duration {text:?}"))?;
+            .ok_or_else(|| DurationError::MissingUnit(text.into()))?;
         let (number, tail) = rest.split_at(digits);
         let value: f64 = number
             .parse()
-            .map_err(|_| format!("invalid duration {text:?}"))?;
+            .map_err(|_| DurationError::Invalid(text.into()))?;
         let unit_len = tail
             .find(|c: char| c.is_ascii_digit() || c == '.')
             .unwrap_or(tail.len());
@@ -167,12 +169,32 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
             "s" => value,
             "m" => value * 60.0,
             "h" => value * 3600.0,
-            _ => return Err(format!("unknown unit {unit:?} in duration {text:?}")),
+            _ => return Err(DurationError::UnknownUnit(unit.into(), text.into())),
         };
-        total += Duration::from_secs_f64(seconds);
+        total = Duration::try_from_secs_f64(seconds)
+            .ok()
+            .and_then(|d| total.checked_add(d))
+            .ok_or_else(|| DurationError::Invalid(text.into()))?;
         rest = next;
     }
     Ok(total)
+}
+
+/// Why a duration flag does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DurationError {
+    /// An empty value.
+    #[error("empty duration")]
+    Empty,
+    /// A number with no unit after it (`5`).
+    #[error("missing unit in duration {0:?}")]
+    MissingUnit(String),
+    /// A unit other than ms, s, m, h.
+    #[error("unknown unit {0:?} in duration {1:?}")]
+    UnknownUnit(String, String),
+    /// A number that does not parse or does not fit a duration.
+    #[error("invalid duration {0:?}")]
+    Invalid(String),
 }
 
 #[cfg(test)]
@@ -190,6 +212,8 @@ mod tests {
             ("5", None),
             ("5x", None),
             ("", None),
+            ("1.2.3s", None),
+            ("99999999999999999999999h", None),
         ];
         for (text, want) in cases {
             let got = parse_duration(text).ok().map(|d| d.as_secs_f64());

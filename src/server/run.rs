@@ -1,4 +1,4 @@
-//! Start-up: flags → CRD catalog → store → TLS → authn → serving state → listener, in
+//! Start-up: flags → validated configuration → CRD catalog → store → TLS → authn → serving state → listener, in
 //! that order, so that a bad definition fails before anything is opened.
 
 use std::path::PathBuf;
@@ -11,6 +11,7 @@ use tokio_rustls::TlsAcceptor;
 use crate::authn::{self, Authenticator};
 use crate::authz::Authorizer;
 use crate::config::ServeFlags;
+use crate::config::validate::{ConfigErrors, Serving, StoreChoice};
 use crate::crd::catalog::Catalog;
 use crate::handlers::AppState;
 use crate::handlers::state::Lifecycle;
@@ -20,7 +21,7 @@ use crate::server::serving::ServingFiles;
 use crate::server::{accept, pki, shutdown, tls};
 use crate::storage::Store;
 use crate::storage::embedded::EmbeddedStore;
-use crate::storage::etcd::{EtcdConfig, EtcdStore};
+use crate::storage::etcd::EtcdStore;
 use crate::storage::key::KeyLayout;
 
 /// Why the server could not start; `exit_code` follows sysexits (64 = bad input).
@@ -28,8 +29,10 @@ use crate::storage::key::KeyLayout;
 pub enum StartError {
     #[error("invalid CustomResourceDefinitions:\n{0}")]
     Definitions(String),
-    #[error("invalid configuration: {0}")]
-    Config(String),
+    #[error("invalid configuration:\n{0}")]
+    Config(#[from] ConfigErrors),
+    #[error("setting up delegated authentication or authorization: {0}")]
+    Delegation(String),
     #[error(transparent)]
     Tls(#[from] tls::TlsError),
     #[error(transparent)]
@@ -54,9 +57,6 @@ impl StartError {
 
 /// Loads, checks and compiles the CRDs into the served catalog.
 pub fn load_catalog(paths: &[PathBuf]) -> Result<Catalog, StartError> {
-    if paths.is_empty() {
-        return Err(StartError::Config("--crd-dir is required".into()));
-    }
     let loaded =
         crate::crd::load::load_paths(paths).map_err(|e| StartError::Definitions(e.to_string()))?;
     crate::crd::check::check_all(&loaded).map_err(|e| StartError::Definitions(e.to_string()))?;
@@ -64,17 +64,12 @@ pub fn load_catalog(paths: &[PathBuf]) -> Result<Catalog, StartError> {
     Catalog::build(&crds).map_err(|e| StartError::Definitions(e.to_string()))
 }
 
-/// Serving TLS from the flags, or a self-signed pair in `--cert-dir`; the returned
-/// follower keeps the pair in step with its files.
-fn acceptor(flags: &ServeFlags) -> Result<(TlsAcceptor, ServingFiles), StartError> {
-    let (cert, key) = match (&flags.tls_cert_file, &flags.tls_private_key_file) {
-        (Some(c), Some(k)) => (c.clone(), k.clone()),
-        (None, None) => pki::self_signed_serving(&flags.cert_dir)?,
-        _ => {
-            return Err(StartError::Config(
-                "--tls-cert-file and --tls-private-key-file must be given together".into(),
-            ));
-        }
+/// Serving TLS from the configured pair, or a self-signed pair in `--cert-dir`; the
+/// returned follower keeps the pair in step with its files.
+fn acceptor(serving: &Serving) -> Result<(TlsAcceptor, ServingFiles), StartError> {
+    let (cert, key) = match serving {
+        Serving::Files { cert, key } => (cert.clone(), key.clone()),
+        Serving::SelfSigned { cert_dir } => pki::self_signed_serving(cert_dir)?,
     };
     let (files, serving) = ServingFiles::load(cert, key)?;
     let config = tls::server_config(serving)?;
@@ -89,29 +84,20 @@ async fn authenticator(
 ) -> Result<(Authenticator, Authorizer), StartError> {
     let (authenticator, followers) = authn::setup::authenticator(&flags.auth, metrics.clone())
         .await
-        .map_err(|e| StartError::Config(e.to_string()))?;
+        .map_err(|e| StartError::Delegation(e.to_string()))?;
     followers.spawn();
     let authorizer = Authorizer::delegated(&flags.auth, metrics.clone())
         .await
-        .map_err(StartError::Config)?;
+        .map_err(|e| StartError::Delegation(e.to_string()))?;
     Ok((authenticator, authorizer))
 }
 
-/// The etcd backend when `--etcd-servers` is set, else the embedded store.
-async fn open_store(flags: &ServeFlags) -> Result<Arc<dyn Store>, StartError> {
-    if flags.etcd_servers.is_empty() {
-        let store: Arc<dyn Store> = EmbeddedStore::open(&flags.data_dir)?;
-        return Ok(store);
-    }
-    let config = EtcdConfig {
-        endpoints: flags.etcd_servers.clone(),
-        ca_file: flags.etcd_cafile.clone(),
-        cert_file: flags.etcd_certfile.clone(),
-        key_file: flags.etcd_keyfile.clone(),
-        dial_timeout: flags.etcd_dial_timeout,
-        request_timeout: flags.request_timeout,
+/// The configured store: etcd, or the embedded store.
+async fn open_store(choice: &StoreChoice) -> Result<Arc<dyn Store>, StartError> {
+    let store: Arc<dyn Store> = match choice {
+        StoreChoice::Embedded { data_dir } => EmbeddedStore::open(data_dir)?,
+        StoreChoice::Etcd(config) => EtcdStore::connect(config.clone()).await?,
     };
-    let store: Arc<dyn Store> = EtcdStore::connect(config).await?;
     Ok(store)
 }
 
@@ -122,12 +108,15 @@ pub async fn run(
 ) -> Result<(), StartError> {
     tls::install_crypto_provider();
     raise_open_files_limit();
+    // Every flag problem is reported at once, before anything is read or opened.
+    let config = flags.validate()?;
+    let flags = &config.flags;
     let catalog = load_catalog(&flags.crd_dir)?;
-    let (acceptor, serving_files) = acceptor(&flags)?;
+    let (acceptor, serving_files) = acceptor(&config.serving)?;
     tokio::spawn(serving_files.run());
     let metrics = Arc::new(Metrics::new());
-    let (authenticator, authorizer) = authenticator(&flags, &metrics).await?;
-    let store = open_store(&flags).await?;
+    let (authenticator, authorizer) = authenticator(flags, &metrics).await?;
+    let store = open_store(&config.store).await?;
     let state = Arc::new(AppState {
         catalog: Arc::new(catalog),
         store: store.clone(),
