@@ -239,7 +239,8 @@ fn qualified_kind(kind: &str, group: &str) -> String {
     }
 }
 
-fn aggregate(causes: &[FieldError]) -> String {
+/// apimachinery's aggregate of field errors: one message alone, several as `[a, b]`.
+pub(crate) fn aggregate(causes: &[FieldError]) -> String {
     match causes {
         [one] => one.message(),
         many => format!(

@@ -19,7 +19,7 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
 use crate::crd::catalog::Catalog;
-use crate::request::info::{RequestInfo, Verb};
+use crate::request::info::{RequestInfo, Subresource, Verb};
 
 /// The OpenMetrics text format, which Prometheus negotiates.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -40,11 +40,12 @@ impl RequestLabels {
             && catalog
                 .lookup(&info.api_group, &info.api_version, &info.resource)
                 .is_some();
-        let subresource = match info.subresource.as_str() {
-            "" => "",
-            "status" => "status",
-            "scale" => "scale",
-            _ => "other",
+        // a closed label set: clients cannot grow the series with made-up subresources
+        let subresource = match info.subresource {
+            Subresource::None => "",
+            Subresource::Status => "status",
+            Subresource::Scale => "scale",
+            Subresource::Other(_) => "other",
         };
         RequestLabels {
             verb: verb_label(&info.verb),
@@ -274,6 +275,42 @@ mod tests {
         ];
         for (verb, want) in cases {
             assert_eq!(verb_label(&verb), want);
+        }
+    }
+
+    #[test]
+    fn request_labels_subresource_closed_set_unserved_unnamed() {
+        let crd = serde_json::json!({"apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition", "metadata": {"name": "widgets.example.org"},
+            "spec": {"group": "example.org", "scope": "Cluster",
+                "names": {"plural": "widgets", "kind": "Widget"},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": {"type": "object"}}}]}});
+        let catalog = Catalog::build(&[serde_json::from_value(crd).unwrap()]).unwrap();
+        let cases = [
+            ("/apis/example.org/v1/widgets/w", "example.org", ""),
+            (
+                "/apis/example.org/v1/widgets/w/status",
+                "example.org",
+                "status",
+            ),
+            (
+                "/apis/example.org/v1/widgets/w/scale",
+                "example.org",
+                "scale",
+            ),
+            (
+                "/apis/example.org/v1/widgets/w/made-up",
+                "example.org",
+                "other",
+            ),
+            ("/apis/example.org/v1/gadgets/w/status", "", ""),
+        ];
+        for (path, group, subresource) in cases {
+            let info = crate::request::info::parse("GET", path, &Default::default());
+            let labels = RequestLabels::of(&info, &catalog);
+            assert_eq!(labels.group, group, "{path}");
+            assert_eq!(labels.subresource, subresource, "{path}");
         }
     }
 }

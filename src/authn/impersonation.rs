@@ -24,7 +24,7 @@ use http::HeaderMap;
 use crate::authn::UserInfo;
 use crate::authz::{Authorizer, Verdict, forbidden};
 use crate::error::ApiError;
-use crate::request::info::{RequestInfo, Verb};
+use crate::request::info::{RequestInfo, Subresource, Verb};
 use crate::request::query::unescape;
 use crate::validation::{is_dns1123_label, is_dns1123_subdomain};
 
@@ -149,7 +149,7 @@ impl Impersonated {
             api_version: version.to_owned(),
             namespace: namespace.to_owned(),
             resource: resource.to_owned(),
-            subresource: subresource.to_owned(),
+            subresource: Subresource::parse(subresource),
             name: name.to_owned(),
             parts: Vec::new(),
             field_selector: String::new(),

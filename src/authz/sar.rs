@@ -69,7 +69,7 @@ pub fn spec(user: &UserInfo, info: &RequestInfo) -> SubjectAccessReviewSpec {
             group: some(&info.api_group),
             version: some(&info.api_version),
             resource: some(&info.resource),
-            subresource: some(&info.subresource),
+            subresource: some(info.subresource.as_str()),
             name: some(&info.name),
             field_selector: FieldSelector::parse(&info.field_selector)
                 .ok()
@@ -269,6 +269,18 @@ mod tests {
                     "resourceAttributes": {"namespace": "ns", "verb": "update",
                         "group": "stable.example.com", "version": "v1", "resource": "crontabs",
                         "subresource": "scale", "name": "x"}}),
+            ),
+            (
+                "unknown subresource keeps its text",
+                (
+                    "GET",
+                    "/apis/stable.example.com/v1/namespaces/ns/crontabs/x/foo/bar",
+                ),
+                json!({"user": "bob", "groups": ["dev", "system:authenticated"],
+                    "extra": {"scopes": ["a"]},
+                    "resourceAttributes": {"namespace": "ns", "verb": "get",
+                        "group": "stable.example.com", "version": "v1", "resource": "crontabs",
+                        "subresource": "foo", "name": "x"}}),
             ),
             (
                 "non-resource",

@@ -9,7 +9,7 @@ use crate::crd::catalog::{ServedResource, ServedVersion};
 use crate::error::{ApiError, GroupResource};
 use crate::handlers::AppState;
 use crate::meta::object as obj;
-use crate::request::info::{RequestInfo, Verb};
+use crate::request::info::{RequestInfo, Subresource, Verb};
 use crate::storage::{KeyValue, StorageError};
 
 /// A resource request resolved against the catalog.
@@ -37,11 +37,11 @@ impl Target {
             .position(|v| v.name == info.api_version)
             .ok_or(ApiError::PathNotFound)?;
         let served = &resource.versions[version];
-        let subresource_ok = match info.subresource.as_str() {
-            "" => true,
-            "status" => served.status_subresource,
-            "scale" => served.scale.is_some(),
-            _ => false,
+        let subresource_ok = match info.subresource {
+            Subresource::None => true,
+            Subresource::Status => served.status_subresource,
+            Subresource::Scale => served.scale.is_some(),
+            Subresource::Other(_) => false,
         };
         if !subresource_ok {
             return Err(ApiError::PathNotFound);

@@ -17,25 +17,37 @@ use tokio::time::Instant;
 use crate::error::ApiError;
 use crate::handlers::{AppState, Call, Reply};
 use crate::request::negotiate::Representation;
+use crate::storage::StorageError;
 
 /// How long one storage check answers the probes.
 pub const STORAGE_CHECK_TTL: Duration = Duration::from_secs(1);
 /// Failed checks are logged at most this often.
 pub const FAILURE_LOG_INTERVAL: Duration = Duration::from_secs(10);
 
+/// Why a health check failed; logged, never shown to the prober.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+enum CheckError {
+    /// The storage backend's check failed (the `etcd` check).
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// Shutdown has begun (the `shutdown` check of `/readyz`).
+    #[error("process is shutting down")]
+    ShuttingDown,
+}
+
 /// The storage check as the probes see it, and when a failure was last logged.
 #[derive(Default)]
 pub struct StorageProbe {
-    last: tokio::sync::Mutex<Option<(Instant, Result<(), String>)>>,
+    last: tokio::sync::Mutex<Option<(Instant, Result<(), StorageError>)>>,
     logged: Mutex<Option<Instant>>,
 }
 
 impl StorageProbe {
     /// The last result if it is fresh, else the result of `run` (one at a time: probes
     /// arriving meanwhile wait for it and share it).
-    pub async fn check<F>(&self, run: impl FnOnce() -> F) -> Result<(), String>
+    pub async fn check<F>(&self, run: impl FnOnce() -> F) -> Result<(), StorageError>
     where
-        F: Future<Output = Result<(), String>>,
+        F: Future<Output = Result<(), StorageError>>,
     {
         let mut last = self.last.lock().await;
         if let Some((at, result)) = last.as_ref()
@@ -62,7 +74,7 @@ impl StorageProbe {
 /// One named check and its result.
 struct Check {
     name: &'static str,
-    result: Result<(), String>,
+    result: Result<(), CheckError>,
 }
 
 /// Runs the checks of one endpoint. Readiness includes storage and shutdown; liveness
@@ -82,18 +94,18 @@ async fn run_checks(state: &AppState, endpoint: &str) -> Vec<Check> {
         let store = state.store.clone();
         let storage = state
             .storage_probe
-            .check(move || async move { store.check().await.map_err(|e| e.to_string()) })
+            .check(move || async move { store.check().await })
             .await;
         checks.push(Check {
             name: "etcd",
-            result: storage,
+            result: storage.map_err(CheckError::from),
         });
     }
     if endpoint == "readyz" {
         let shutdown = if state.lifecycle.is_ready() {
             Ok(())
         } else {
-            Err("process is shutting down".into())
+            Err(CheckError::ShuttingDown)
         };
         checks.push(Check {
             name: "shutdown",
@@ -169,10 +181,13 @@ mod tests {
         let runs = AtomicUsize::new(0);
         let run = || async {
             runs.fetch_add(1, Ordering::SeqCst);
-            Err::<(), _>("etcd down".to_string())
+            Err::<(), _>(StorageError::Unavailable("etcd down".into()))
         };
         for _ in 0..100 {
-            assert_eq!(probe.check(run).await, Err("etcd down".into()));
+            assert_eq!(
+                probe.check(run).await,
+                Err(StorageError::Unavailable("etcd down".into()))
+            );
         }
         assert_eq!(runs.load(Ordering::SeqCst), 1);
         tokio::time::advance(STORAGE_CHECK_TTL).await;

@@ -28,7 +28,7 @@ use tracing::Instrument;
 use crate::authn::UserInfo;
 use crate::authn::impersonation::{self, ImpersonationError};
 use crate::error::ApiError;
-use crate::request::info::{self, RequestInfo, Verb};
+use crate::request::info::{self, RequestInfo, Subresource, Verb};
 use crate::request::query::Query;
 pub use reply::Reply;
 pub use state::AppState;
@@ -197,19 +197,26 @@ async fn dispatch(state: &Arc<AppState>, call: &Call) -> Result<Reply, ApiError>
     if !named && matches!(call.info.verb, Verb::Update | Verb::Patch) {
         return Err(ApiError::BadRequest("name must be provided".into()));
     }
-    match (&call.info.verb, call.info.subresource.as_str()) {
-        (Verb::Get, "") => object::get(state, call, &ctx).await,
-        (Verb::List, "") => collection::list(state, call, &ctx).await,
-        (Verb::Watch, "") => self::watch::serve(state, call, &ctx).await,
-        (Verb::Create, "") => write::create(state, call, &ctx).await,
-        (Verb::Update, "") | (Verb::Update, "status") => write::update(state, call, &ctx).await,
-        (Verb::Patch, "") | (Verb::Patch, "status") => write::patch(state, call, &ctx).await,
-        (Verb::Get, "status") => object::get(state, call, &ctx).await,
-        (Verb::Delete, "") => object::delete(state, call, &ctx).await,
-        (Verb::DeleteCollection, "") => collection::delete_collection(state, call, &ctx).await,
-        (Verb::Get, "scale") => scale::get(state, call, &ctx).await,
-        (Verb::Update, "scale") => scale::update(state, call, &ctx).await,
-        (Verb::Patch, "scale") => scale::patch(state, call, &ctx).await,
+    match (&call.info.verb, &call.info.subresource) {
+        (Verb::Get, Subresource::None | Subresource::Status) => {
+            object::get(state, call, &ctx).await
+        }
+        (Verb::List, Subresource::None) => collection::list(state, call, &ctx).await,
+        (Verb::Watch, Subresource::None) => self::watch::serve(state, call, &ctx).await,
+        (Verb::Create, Subresource::None) => write::create(state, call, &ctx).await,
+        (Verb::Update, Subresource::None | Subresource::Status) => {
+            write::update(state, call, &ctx).await
+        }
+        (Verb::Patch, Subresource::None | Subresource::Status) => {
+            write::patch(state, call, &ctx).await
+        }
+        (Verb::Delete, Subresource::None) => object::delete(state, call, &ctx).await,
+        (Verb::DeleteCollection, Subresource::None) => {
+            collection::delete_collection(state, call, &ctx).await
+        }
+        (Verb::Get, Subresource::Scale) => scale::get(state, call, &ctx).await,
+        (Verb::Update, Subresource::Scale) => scale::update(state, call, &ctx).await,
+        (Verb::Patch, Subresource::Scale) => scale::patch(state, call, &ctx).await,
         _ => Err(context::not_supported(&call.info)),
     }
 }

@@ -14,6 +14,7 @@ use crate::handlers::{AppState, Call, Reply, admit};
 use crate::meta::lifecycle::{self, WriteTarget};
 use crate::meta::object as obj;
 use crate::request::body::decode_object;
+use crate::request::info::Subresource;
 use crate::request::negotiate::{BodyFormat, body_format, patch_format};
 use crate::request::options::WriteOptions;
 
@@ -216,7 +217,7 @@ fn next_object(
     if !requested_rv.is_empty() && requested_rv != obj::resource_version(current) {
         return Err(conflict(&ctx.group_resource(), name));
     }
-    let causes = if call.info.subresource == "status" {
+    let causes = if call.info.subresource == Subresource::Status {
         new = lifecycle::prepare_status_update(&new, current);
         admit::validate_status(ctx, &new, current)
     } else {

@@ -73,6 +73,53 @@ impl fmt::Display for Verb {
     }
 }
 
+/// The subresource a path names after the object's name (`/foos/a/status`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Subresource {
+    /// The path stops at the object or collection (or is a proxy path).
+    #[default]
+    None,
+    /// `status`: the object's status, written without touching the rest.
+    Status,
+    /// `scale`: an `autoscaling/v1` Scale over the object's replica paths.
+    Scale,
+    /// Anything else a client sends; never served, but authorization sees its exact text.
+    Other(String),
+}
+
+impl Subresource {
+    /// The subresource a path segment names; `""` is none.
+    pub fn parse(name: &str) -> Subresource {
+        match name {
+            "" => Subresource::None,
+            "status" => Subresource::Status,
+            "scale" => Subresource::Scale,
+            other => Subresource::Other(other.to_owned()),
+        }
+    }
+
+    /// The name as it appeared in the path (`""` for none).
+    pub fn as_str(&self) -> &str {
+        match self {
+            Subresource::None => "",
+            Subresource::Status => "status",
+            Subresource::Scale => "scale",
+            Subresource::Other(name) => name,
+        }
+    }
+
+    /// Whether the path names no subresource.
+    pub fn is_empty(&self) -> bool {
+        *self == Subresource::None
+    }
+}
+
+impl fmt::Display for Subresource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// What a request asks for; empty strings where the path does not say.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RequestInfo {
@@ -86,7 +133,7 @@ pub struct RequestInfo {
     pub api_version: String,
     pub namespace: String,
     pub resource: String,
-    pub subresource: String,
+    pub subresource: Subresource,
     /// From the path, or from a `metadata.name=X` field selector on list/watch.
     pub name: String,
     /// Path parts starting at `{resource}`: resource, name, subresource, anything further.
@@ -186,7 +233,7 @@ impl RequestInfo {
             api_version: String::new(),
             namespace: String::new(),
             resource: String::new(),
-            subresource: String::new(),
+            subresource: Subresource::None,
             name: String::new(),
             parts: Vec::new(),
             field_selector: String::new(),
@@ -252,7 +299,7 @@ fn method_verb(method: &str) -> Verb {
 fn fill_resource(info: &mut RequestInfo) {
     let parts = &info.parts;
     if parts.len() >= 3 && info.verb != Verb::Proxy {
-        info.subresource = parts[2].clone();
+        info.subresource = Subresource::parse(&parts[2]);
     }
     if let Some(name) = parts.get(1) {
         info.name = name.clone();

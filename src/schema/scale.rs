@@ -31,6 +31,32 @@ pub fn status_errors(paths: &ScalePaths, object: &Value) -> Vec<FieldError> {
     errors
 }
 
+/// A value at, or on the way to, a scale path has the wrong JSON type (unstructured's
+/// accessor error; Go's `%v` of the value and its `%T`).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error(
+    "{path} accessor error: {} is of the type {}, expected {want}",
+    gofmt::value_v(.value),
+    gofmt::type_name(.value)
+)]
+struct AccessorError {
+    /// The path up to the offending value (`.spec` when `spec` is not a map).
+    path: String,
+    value: Value,
+    /// The Go type the accessor wanted (`int64`, `string`, `map[string]interface{}`).
+    want: &'static str,
+}
+
+impl AccessorError {
+    fn new(path: &str, value: &Value, want: &'static str) -> Self {
+        AccessorError {
+            path: path.to_owned(),
+            value: value.clone(),
+            want,
+        }
+    }
+}
+
 /// Replicas at a scale path (e.g. `.spec.replicas`).
 fn replicas_errors(path: &str, object: &Value) -> Vec<FieldError> {
     let (replicas, problem) = match nested(object, path) {
@@ -46,8 +72,11 @@ fn replicas_errors(path: &str, object: &Value) -> Vec<FieldError> {
             };
             (r, problem)
         }
-        Ok(Some(other)) => (0, Some(accessor_error(path, other, "int64"))),
-        Err(e) => (0, Some(e)),
+        Ok(Some(other)) => (
+            0,
+            Some(AccessorError::new(path, other, "int64").to_string()),
+        ),
+        Err(e) => (0, Some(e.to_string())),
     };
     problem
         .map(|p| vec![FieldError::invalid(path, &json!(replicas), &p)])
@@ -58,8 +87,8 @@ fn replicas_errors(path: &str, object: &Value) -> Vec<FieldError> {
 fn selector_errors(path: &str, object: &Value) -> Vec<FieldError> {
     let problem = match nested(object, path) {
         Ok(None | Some(Value::String(_))) => None,
-        Ok(Some(other)) => Some(accessor_error(path, other, "string")),
-        Err(e) => Some(e),
+        Ok(Some(other)) => Some(AccessorError::new(path, other, "string").to_string()),
+        Err(e) => Some(e.to_string()),
     };
     problem
         .map(|p| vec![FieldError::invalid(path, &json!(""), &p)])
@@ -67,7 +96,7 @@ fn selector_errors(path: &str, object: &Value) -> Vec<FieldError> {
 }
 
 /// unstructured.NestedFieldNoCopy: `None` when a step is absent or null on the way.
-fn nested<'a>(object: &'a Value, path: &str) -> Result<Option<&'a Value>, String> {
+fn nested<'a>(object: &'a Value, path: &str) -> Result<Option<&'a Value>, AccessorError> {
     let fields: Vec<&str> = path.trim_start_matches('.').split('.').collect();
     let mut value = object;
     for (i, field) in fields.iter().enumerate() {
@@ -79,20 +108,11 @@ fn nested<'a>(object: &'a Value, path: &str) -> Result<Option<&'a Value>, String
             },
             other => {
                 let at = format!(".{}", fields[..=i].join("."));
-                return Err(accessor_error(&at, other, "map[string]interface{}"));
+                return Err(AccessorError::new(&at, other, "map[string]interface{}"));
             }
         }
     }
     Ok(Some(value))
-}
-
-/// `<path> accessor error: <value> is of the type <T>, expected <want>` with Go's %v and %T.
-fn accessor_error(path: &str, value: &Value, want: &str) -> String {
-    format!(
-        "{path} accessor error: {} is of the type {}, expected {want}",
-        gofmt::value_v(value),
-        gofmt::type_name(value)
-    )
 }
 
 #[cfg(test)]

@@ -11,11 +11,11 @@ fn summary(i: &RequestInfo) -> String {
         &i.api_version,
         &i.namespace,
     ];
-    let more = [&i.resource, &i.subresource, &i.name];
+    let more = [i.resource.as_str(), i.subresource.as_str(), i.name.as_str()];
     format!(
         "{}|{}|{}",
         fields.join("|"),
-        more.map(String::as_str).join("|"),
+        more.join("|"),
         i.parts.join("/")
     )
 }
@@ -149,5 +149,22 @@ fn resolve_bare_special_verb_fails_with_partial_info() {
         assert_eq!(err.to_string(), want, "{path}");
         assert!(err.partial.is_resource_request, "{path}");
         assert_eq!(parse("GET", path, &query), *err.partial, "{path}");
+    }
+}
+
+#[test]
+fn subresource_parse_names_known_and_keeps_other_text() {
+    let cases = [
+        ("", Subresource::None),
+        ("status", Subresource::Status),
+        ("scale", Subresource::Scale),
+        ("Status", Subresource::Other("Status".into())),
+        ("foo", Subresource::Other("foo".into())),
+    ];
+    for (name, want) in cases {
+        let got = Subresource::parse(name);
+        assert_eq!(got, want, "{name:?}");
+        assert_eq!(got.as_str(), name, "{name:?} round trip");
+        assert_eq!(got.is_empty(), name.is_empty(), "{name:?} is_empty");
     }
 }

@@ -4,10 +4,47 @@
 use std::collections::BTreeSet;
 
 use super::validate::{check_key, check_values};
-use super::{Operator, Requirement};
+use super::{Operator, Requirement, SelectorError};
+use crate::error::{FieldError, aggregate};
 
-/// Lexes and parses a whole selector into its requirements (unsorted); `Err` is upstream's text.
-pub(super) fn parse(selector: &str) -> Result<Vec<Requirement>, String> {
+/// Why one requirement was rejected; `Display` is apimachinery's text, which
+/// [`SelectorError::Requirement`] prefixes. Each `String` is the token found instead.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RequirementError {
+    /// No key where one must be (at the start, or after `!`).
+    #[error("found '{0}', expected: identifier")]
+    ExpectedKey(String),
+    /// The key is not a qualified name; upstream's field path is nil, printed `<nil>`.
+    #[error("{}", .0.message())]
+    InvalidKey(FieldError),
+    /// The key is followed by something that is not an operator (`x nott in (y)`).
+    #[error("found '{0}', expected: {BINARY_OPERATORS}")]
+    ExpectedOperator(String),
+    /// `in` or `notin` is not followed by `(`.
+    #[error("found '{0}' expected: '('")]
+    ExpectedOpenPar(String),
+    /// `(` is followed by something other than a value, `,` or `)`.
+    #[error("found '{0}', expected: ',', ')' or identifier")]
+    ExpectedValues(String),
+    /// A value in the list is followed by something other than `,` or `)`.
+    #[error("found '{0}', expected: ',' or ')'")]
+    ExpectedSeparator(String),
+    /// The list holds something other than a value or `,` (`(x,=)`).
+    #[error("found '{0}', expected: ',', or identifier")]
+    ExpectedListItem(String),
+    /// The value list is not closed by `)`.
+    #[error("found '{0}', expected: ')'")]
+    ExpectedClosedPar(String),
+    /// `=`, `==`, `!=`, `>` or `<` is followed by something that is not a value (`x=!`).
+    #[error("found '{0}', expected: identifier")]
+    ExpectedValue(String),
+    /// Values fail `NewRequirement`'s checks (deduplicated; `[a, b]` when several).
+    #[error("{}", aggregate(.0))]
+    InvalidValues(Vec<FieldError>),
+}
+
+/// Lexes and parses a whole selector into its requirements (unsorted).
+pub(super) fn parse(selector: &str) -> Result<Vec<Requirement>, SelectorError> {
     let mut parser = Parser {
         items: lex(selector),
         pos: 0,
@@ -192,7 +229,7 @@ impl Parser {
         item
     }
 
-    fn parse(&mut self) -> Result<Vec<Requirement>, String> {
+    fn parse(&mut self) -> Result<Vec<Requirement>, SelectorError> {
         let mut requirements = Vec::new();
         loop {
             let (tok, lit) = self.lookahead(Context::Values);
@@ -200,34 +237,24 @@ impl Parser {
                 Token::Identifier | Token::DoesNotExist => {
                     let r = self
                         .parse_requirement()
-                        .map_err(|e| format!("unable to parse requirement: {e}"))?;
+                        .map_err(SelectorError::Requirement)?;
                     requirements.push(r);
                     match self.consume(Context::Values) {
                         (Token::EndOfString, _) => return Ok(requirements),
                         (Token::Comma, _) => match self.lookahead(Context::Values) {
                             (Token::Identifier | Token::DoesNotExist, _) => {}
-                            (_, l2) => {
-                                return Err(format!(
-                                    "found '{l2}', expected: identifier after ','"
-                                ));
-                            }
+                            (_, l2) => return Err(SelectorError::AfterComma(l2)),
                         },
-                        (_, l) => {
-                            return Err(format!("found '{l}', expected: ',' or 'end of string'"));
-                        }
+                        (_, l) => return Err(SelectorError::AfterRequirement(l)),
                     }
                 }
                 Token::EndOfString => return Ok(requirements),
-                _ => {
-                    return Err(format!(
-                        "found '{lit}', expected: !, identifier, or 'end of string'"
-                    ));
-                }
+                _ => return Err(SelectorError::Start(lit)),
             }
         }
     }
 
-    fn parse_requirement(&mut self) -> Result<Requirement, String> {
+    fn parse_requirement(&mut self) -> Result<Requirement, RequirementError> {
         let (key, operator) = self.parse_key_and_infer_operator()?;
         let (operator, values) = match operator {
             Some(op @ (Operator::Exists | Operator::DoesNotExist)) => (op, BTreeSet::new()),
@@ -241,7 +268,7 @@ impl Parser {
             }
         };
         let values: Vec<String> = values.into_iter().collect();
-        check_values(&key, operator, &values)?;
+        check_values(&key, operator, &values).map_err(RequirementError::InvalidValues)?;
         Ok(Requirement {
             key,
             operator,
@@ -250,7 +277,9 @@ impl Parser {
     }
 
     /// `None` when an operator follows the key; `DoesNotExist` for `!key` whatever follows.
-    fn parse_key_and_infer_operator(&mut self) -> Result<(String, Option<Operator>), String> {
+    fn parse_key_and_infer_operator(
+        &mut self,
+    ) -> Result<(String, Option<Operator>), RequirementError> {
         let mut operator = None;
         let (mut tok, mut lit) = self.consume(Context::Values);
         if tok == Token::DoesNotExist {
@@ -258,9 +287,9 @@ impl Parser {
             (tok, lit) = self.consume(Context::Values);
         }
         if tok != Token::Identifier {
-            return Err(format!("found '{lit}', expected: identifier"));
+            return Err(RequirementError::ExpectedKey(lit));
         }
-        check_key(&lit)?;
+        check_key(&lit).map_err(RequirementError::InvalidKey)?;
         let (next, _) = self.lookahead(Context::Values);
         if matches!(next, Token::EndOfString | Token::Comma) && operator.is_none() {
             operator = Some(Operator::Exists);
@@ -268,7 +297,7 @@ impl Parser {
         Ok((lit, operator))
     }
 
-    fn parse_operator(&mut self) -> Result<Operator, String> {
+    fn parse_operator(&mut self) -> Result<Operator, RequirementError> {
         let (tok, lit) = self.consume(Context::KeyAndOperator);
         Ok(match tok {
             Token::In => Operator::In,
@@ -278,21 +307,21 @@ impl Parser {
             Token::LessThan => Operator::LessThan,
             Token::NotIn => Operator::NotIn,
             Token::NotEquals => Operator::NotEquals,
-            _ => return Err(format!("found '{lit}', expected: {BINARY_OPERATORS}")),
+            _ => return Err(RequirementError::ExpectedOperator(lit)),
         })
     }
 
-    fn parse_values(&mut self) -> Result<BTreeSet<String>, String> {
+    fn parse_values(&mut self) -> Result<BTreeSet<String>, RequirementError> {
         let (tok, lit) = self.consume(Context::Values);
         if tok != Token::OpenPar {
-            return Err(format!("found '{lit}' expected: '('"));
+            return Err(RequirementError::ExpectedOpenPar(lit));
         }
         let (tok, lit) = self.lookahead(Context::Values);
         match tok {
             Token::Identifier | Token::Comma => {
                 let set = self.parse_identifiers_list()?;
                 if self.consume(Context::Values).0 != Token::ClosedPar {
-                    return Err(format!("found '{lit}', expected: ')'"));
+                    return Err(RequirementError::ExpectedClosedPar(lit));
                 }
                 Ok(set)
             }
@@ -300,11 +329,11 @@ impl Parser {
                 self.consume(Context::Values);
                 Ok(BTreeSet::from([String::new()]))
             }
-            _ => Err(format!("found '{lit}', expected: ',', ')' or identifier")),
+            _ => Err(RequirementError::ExpectedValues(lit)),
         }
     }
 
-    fn parse_identifiers_list(&mut self) -> Result<BTreeSet<String>, String> {
+    fn parse_identifiers_list(&mut self) -> Result<BTreeSet<String>, RequirementError> {
         let mut set = BTreeSet::new();
         loop {
             let (tok, lit) = self.consume(Context::Values);
@@ -314,7 +343,7 @@ impl Parser {
                     match self.lookahead(Context::Values) {
                         (Token::Comma, _) => {}
                         (Token::ClosedPar, _) => return Ok(set),
-                        (_, lit2) => return Err(format!("found '{lit2}', expected: ',' or ')'")),
+                        (_, lit2) => return Err(RequirementError::ExpectedSeparator(lit2)),
                     }
                 }
                 Token::Comma => {
@@ -327,12 +356,12 @@ impl Parser {
                         return Ok(set);
                     }
                 }
-                _ => return Err(format!("found '{lit}', expected: ',', or identifier")),
+                _ => return Err(RequirementError::ExpectedListItem(lit)),
             }
         }
     }
 
-    fn parse_exact_value(&mut self) -> Result<BTreeSet<String>, String> {
+    fn parse_exact_value(&mut self) -> Result<BTreeSet<String>, RequirementError> {
         if matches!(
             self.lookahead(Context::Values).0,
             Token::EndOfString | Token::Comma
@@ -341,7 +370,7 @@ impl Parser {
         }
         match self.consume(Context::Values) {
             (Token::Identifier, lit) => Ok(BTreeSet::from([lit])),
-            (_, lit) => Err(format!("found '{lit}', expected: identifier")),
+            (_, lit) => Err(RequirementError::ExpectedValue(lit)),
         }
     }
 }

@@ -27,10 +27,24 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+pub use lex::RequirementError;
+
 /// Why a label selector was rejected; `Display` is apimachinery's text (callers wrap it in a 400).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct SelectorError(String);
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SelectorError {
+    /// One requirement (key, operator, values) is malformed or invalid.
+    #[error("unable to parse requirement: {0}")]
+    Requirement(RequirementError),
+    /// A `,` is followed by something other than `!` or a key (`x,,y`, a trailing `,`).
+    #[error("found '{0}', expected: identifier after ','")]
+    AfterComma(String),
+    /// A requirement is followed by something other than `,` or the end (`x==a==b`).
+    #[error("found '{0}', expected: ',' or 'end of string'")]
+    AfterRequirement(String),
+    /// The selector starts with something other than `!` or a key (`,x`, `(`).
+    #[error("found '{0}', expected: !, identifier, or 'end of string'")]
+    Start(String),
+}
 
 /// How a requirement relates a label's value to its values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,7 +116,7 @@ pub struct LabelSelector {
 impl LabelSelector {
     /// Parses a `labelSelector` value; `""` selects everything.
     pub fn parse(selector: &str) -> Result<Self, SelectorError> {
-        let mut requirements = lex::parse(selector).map_err(SelectorError)?;
+        let mut requirements = lex::parse(selector)?;
         requirements.sort_by(|a, b| a.key.cmp(&b.key));
         Ok(Self { requirements })
     }

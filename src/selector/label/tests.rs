@@ -163,3 +163,19 @@ fn requires_exact_match_pins_single_values() {
         assert_eq!(sel.requires_exact_match("app"), want, "{name}");
     }
 }
+
+#[test]
+fn parse_errors_name_the_failing_stage() {
+    let err = LabelSelector::parse("x<a").expect_err("lt not integer");
+    assert!(
+        matches!(&err, SelectorError::Requirement(RequirementError::InvalidValues(v)) if v.len() == 1),
+        "{err:?}"
+    );
+    let err = LabelSelector::parse("x/y/z").expect_err("bad key");
+    assert!(
+        matches!(&err, SelectorError::Requirement(RequirementError::InvalidKey(f)) if f.field == "<nil>"),
+        "{err:?}"
+    );
+    let err = LabelSelector::parse("x,,y").expect_err("double comma");
+    assert_eq!(err, SelectorError::AfterComma(",".into()));
+}

@@ -1,8 +1,10 @@
 //! Label selector key and value validation (apimachinery's `IsQualifiedName`, `IsValidLabelValue`
 //! and `NewRequirement` checks) with upstream's message constants and `field.Invalid` texts.
 
+use serde_json::Value;
+
 use super::Operator;
-use crate::gofmt::quote;
+use crate::error::FieldError;
 
 const NAME_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
@@ -99,13 +101,13 @@ pub(crate) fn value_errors(value: &str) -> Vec<String> {
     errs
 }
 
-/// A `field.Invalid` error's text.
-fn invalid(path: &str, value: &str, detail: &str) -> String {
-    format!("{path}: Invalid value: {}: {detail}", quote(value))
+/// A `field.Invalid` error on a string value.
+fn invalid(path: &str, value: &str, detail: &str) -> FieldError {
+    FieldError::invalid(path, &Value::String(value.to_owned()), detail)
 }
 
 /// Key check done while parsing; its `field.Path` is nil, printed `<nil>` by upstream.
-pub(super) fn check_key(key: &str) -> Result<(), String> {
+pub(super) fn check_key(key: &str) -> Result<(), FieldError> {
     let errs = key_errors(key);
     if errs.is_empty() {
         Ok(())
@@ -114,9 +116,13 @@ pub(super) fn check_key(key: &str) -> Result<(), String> {
     }
 }
 
-/// `NewRequirement`'s value checks, aggregated (deduplicated, `[a, b]` when several).
-pub(super) fn check_values(key: &str, op: Operator, values: &[String]) -> Result<(), String> {
-    let mut errs: Vec<String> = Vec::new();
+/// `NewRequirement`'s value checks, deduplicated as upstream's aggregate.
+pub(super) fn check_values(
+    key: &str,
+    op: Operator,
+    values: &[String],
+) -> Result<(), Vec<FieldError>> {
+    let mut errs: Vec<FieldError> = Vec::new();
     if matches!(op, Operator::GreaterThan | Operator::LessThan) {
         for (i, v) in values
             .iter()
@@ -140,15 +146,15 @@ pub(super) fn check_values(key: &str, op: Operator, values: &[String]) -> Result
             ));
         }
     }
-    let mut unique: Vec<String> = Vec::with_capacity(errs.len());
+    let mut unique: Vec<FieldError> = Vec::with_capacity(errs.len());
     for e in errs {
         if !unique.contains(&e) {
             unique.push(e);
         }
     }
-    match unique.as_slice() {
-        [] => Ok(()),
-        [one] => Err(one.clone()),
-        many => Err(format!("[{}]", many.join(", "))),
+    if unique.is_empty() {
+        Ok(())
+    } else {
+        Err(unique)
     }
 }
