@@ -87,6 +87,11 @@ struct CodeLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct InflightLabels {
+    request_kind: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RejectionLabels {
     authenticator: &'static str,
     reason: &'static str,
@@ -117,6 +122,7 @@ pub struct Metrics {
     rejections: Family<RejectionLabels, Counter>,
     webhooks: Family<WebhookLabels, Counter>,
     requestheader_ca_shared: Gauge,
+    inflight: Family<InflightLabels, Gauge>,
 }
 
 impl Default for Metrics {
@@ -133,6 +139,7 @@ impl Metrics {
         let rejections = Family::<RejectionLabels, Counter>::default();
         let webhooks = Family::<WebhookLabels, Counter>::default();
         let requestheader_ca_shared = Gauge::default();
+        let inflight = Family::<InflightLabels, Gauge>::default();
         let mut registry = Registry::default();
         registry.register(
             "apiserver_request",
@@ -164,8 +171,14 @@ impl Metrics {
             "1 when the requestheader CA bundle shares a CA with the client CA bundle and no requestheader allowed names are set: any client certificate can then claim any user through X-Remote-* headers",
             requestheader_ca_shared.clone(),
         );
+        registry.register(
+            "apiserver_current_inflight_requests",
+            "Requests currently counted against the in-flight limits, by request kind (readOnly, mutating)",
+            inflight.clone(),
+        );
         Metrics {
             registry,
+            inflight,
             requests,
             terminations,
             latency,
@@ -221,6 +234,13 @@ impl Metrics {
     }
 
     /// Records whether the front-proxy hazard is present (see `authn::overlap`).
+    /// The gauge of requests counted against one in-flight budget (`readOnly`, `mutating`).
+    pub fn inflight_gauge(&self, request_kind: &'static str) -> Gauge {
+        self.inflight
+            .get_or_create(&InflightLabels { request_kind })
+            .clone()
+    }
+
     pub fn set_requestheader_ca_shared(&self, shared: bool) {
         self.requestheader_ca_shared.set(i64::from(shared));
     }

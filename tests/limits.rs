@@ -244,15 +244,23 @@ async fn mutating_past_inflight_limit_429_while_watch_streams_and_probes_answer(
             ))
             .send(),
     );
-    // A delete of nothing answers 404 when admitted: poll until the slot is taken.
-    let refused = common::eventually(Duration::from_secs(30), "a 429", || {
-        let req = anonymous.delete(server.url(&format!("{CT}/nothing")));
+    // The held create is counted in kube's gauge once it has its slot; polling with
+    // mutating requests instead would race it for the one slot.
+    common::eventually(Duration::from_secs(30), "the held create's slot", || {
+        let req = admin.get(server.url("/metrics"));
         async move {
-            let resp = req.send().await.unwrap();
-            (resp.status() == 429).then_some(resp)
+            let text = req.send().await.unwrap().text().await.unwrap();
+            text.contains("apiserver_current_inflight_requests{request_kind=\"mutating\"} 1")
+                .then_some(())
         }
     })
     .await;
+    let refused = anonymous
+        .delete(server.url(&format!("{CT}/nothing")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 429);
     assert_eq!(refused.headers()["retry-after"], "1");
     let (_, status) = status_of(refused).await;
     assert_eq!(

@@ -177,6 +177,11 @@ pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
             .ok_or_else(|| DurationError::Invalid(text.into()))?;
         rest = next;
     }
+    // Go's time.Duration is int64 nanoseconds; anything longer is refused there too (and
+    // would overflow deadlines computed from it).
+    if total > Duration::from_nanos(i64::MAX.unsigned_abs()) {
+        return Err(DurationError::Invalid(text.into()));
+    }
     Ok(total)
 }
 
@@ -214,6 +219,8 @@ mod tests {
             ("", None),
             ("1.2.3s", None),
             ("99999999999999999999999h", None),
+            ("3000000000000000h", None),
+            ("2562047h", Some(2562047.0 * 3600.0)),
         ];
         for (text, want) in cases {
             let got = parse_duration(text).ok().map(|d| d.as_secs_f64());

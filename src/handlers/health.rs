@@ -21,6 +21,8 @@ use crate::storage::StorageError;
 
 /// How long one storage check answers the probes.
 pub const STORAGE_CHECK_TTL: Duration = Duration::from_secs(1);
+/// How long one storage check may take before it counts as failed.
+pub const STORAGE_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 /// Failed checks are logged at most this often.
 pub const FAILURE_LOG_INTERVAL: Duration = Duration::from_secs(10);
 
@@ -55,7 +57,15 @@ impl StorageProbe {
         {
             return result.clone();
         }
-        let result = run().await;
+        // Bounded as kube bounds its etcd health check (`--etcd-healthcheck-timeout`, 2 s),
+        // so probes queued behind a hung store answer instead of piling up.
+        let result = tokio::time::timeout(STORAGE_CHECK_TIMEOUT, run())
+            .await
+            .unwrap_or_else(|_| {
+                Err(StorageError::Timeout(
+                    "the storage health check did not answer in time".into(),
+                ))
+            });
         *last = Some((Instant::now(), result.clone()));
         result
     }
@@ -193,6 +203,17 @@ mod tests {
         tokio::time::advance(STORAGE_CHECK_TTL).await;
         assert!(probe.check(run).await.is_err());
         assert_eq!(runs.load(Ordering::SeqCst), 2, "checked again once stale");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn storage_probe_hung_store_times_out() {
+        let probe = StorageProbe::default();
+        let hung = || std::future::pending::<Result<(), StorageError>>();
+        let result = probe.check(hung).await;
+        assert!(
+            matches!(result, Err(StorageError::Timeout(_))),
+            "{result:?}"
+        );
     }
 
     #[tokio::test(start_paused = true)]

@@ -54,6 +54,9 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
         .send_initial_events
         .unwrap_or(rv.is_empty() || rv == "0");
     let (initial, after) = if send_initial {
+        // The initial list reads the whole collection: it counts against the read-only
+        // budget (the watch itself does not), so many watches at once are pushed back.
+        let _slot = crate::server::inflight::admit_initial_list(state, &call.info, &call.user)?;
         let page = read_page(
             state,
             ctx,

@@ -99,26 +99,23 @@ pub async fn serve(
     }
 }
 
-/// The handshake, holding a handshake slot, then a connection slot. Until the connection
-/// slot is had, the newcomer offers its handshake slot to later arrivals.
+/// The handshake, holding a handshake slot that later arrivals may claim, then — the
+/// handshake slot given back, so a flood of bare TCP connections cannot displace a
+/// finished handshake — a connection slot.
 async fn establish(
     tcp: TcpStream,
     acceptor: TlsAcceptor,
     handshakes: &Arc<Slots>,
     connections: &Arc<Slots>,
 ) -> Result<(TlsStream<TcpStream>, OwnedSemaphorePermit), String> {
-    let _handshake = handshakes.take().await.ok_or("no handshake slot")?;
+    let handshake = handshakes.take().await.ok_or("no handshake slot")?;
     let offer = handshakes.offer();
-    let established = async {
-        let tls = acceptor
-            .accept(tcp)
-            .await
-            .map_err(|e| format!("TLS handshake failed: {e}"))?;
-        let slot = connections.take().await.ok_or("no connection slot")?;
-        Ok::<_, String>((tls, slot))
+    let tls = tokio::select! {
+        tls = acceptor.accept(tcp) => tls.map_err(|e| format!("TLS handshake failed: {e}"))?,
+        _ = offer.evicted() => return Err("handshake slot given to a newer connection".into()),
     };
-    tokio::select! {
-        e = established => e,
-        _ = offer.evicted() => Err("handshake slot given to a newer connection".into()),
-    }
+    drop(offer);
+    drop(handshake);
+    let slot = connections.take().await.ok_or("no connection slot")?;
+    Ok((tls, slot))
 }

@@ -1,8 +1,13 @@
 //! One connection after its TLS handshake: HTTP/1.1 or h2 per ALPN, the peer's
-//! certificate chain handed to every request, and the connection's end. Requests are
-//! counted from their head to the last byte of their response; a connection with none
-//! in flight is idle, and an idle connection is closed after the idle timeout, when a
-//! new connection needs its slot, or when the server stops.
+//! certificate chain handed to every request, and the connection's end.
+//!
+//! Requests are counted twice: *busy* from their head to the last byte of their response,
+//! *active* from their head until their handler has answered. A connection with nothing
+//! busy is idle and is closed after the idle timeout. A connection with nothing active
+//! may be evicted when a new connection needs its slot: a response that only waits to
+//! be sent (a peer that stopped reading, an h2 peer with a zero window, a watch) must not
+//! pin a slot, or such peers could hold every slot. An evicted connection is closed
+//! gracefully and dropped after a short grace, whatever it is still sending.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -53,28 +58,39 @@ pub async fn serve(tls: TlsStream<TcpStream>, peer: SocketAddr, shared: Shared) 
     );
     let (busy, busy_rx) = watch::channel(0usize);
     let busy = Arc::new(busy);
+    let (active, active_rx) = watch::channel(0usize);
+    let active = Arc::new(active);
     let state = shared.state.clone();
     let service = hyper::service::service_fn(move |req| {
         let state = state.clone();
         let certs = certs.clone();
         let in_flight = InFlight::enter(&busy);
+        let handling = InFlight::enter(&active);
         async move {
             let resp = handle(state, &certs, req).await;
+            drop(handling);
             Ok::<_, Infallible>(in_flight.hold_until_sent(resp))
         }
     });
     let builder = builder();
     let conn = builder.serve_connection_with_upgrades(TokioIo::new(tls), service);
     tokio::pin!(conn);
-    let idle = until_idle(busy_rx.clone(), shared.slots.clone(), shared.idle_timeout);
+    let idle = until_idle(
+        busy_rx.clone(),
+        active_rx,
+        shared.slots.clone(),
+        shared.idle_timeout,
+    );
     tokio::pin!(idle);
     let mut closing = shared.closing.clone();
     let stop = async move {
         let _ = closing.wait_for(|c| *c).await;
     };
     tokio::pin!(stop);
-    let forced = force_close(busy_rx);
+    let forced = force_close(busy_rx.clone());
     tokio::pin!(forced);
+    let evicted_grace = tokio::time::sleep(Duration::MAX);
+    tokio::pin!(evicted_grace);
     let mut closing_down = false;
     loop {
         tokio::select! {
@@ -86,9 +102,14 @@ pub async fn serve(tls: TlsStream<TcpStream>, peer: SocketAddr, shared: Shared) 
             }
             // HTTP/1.1 closes after the response in flight; h2 sends GOAWAY and lets
             // its open streams finish.
-            _ = &mut idle, if !closing_down => {
+            end = &mut idle, if !closing_down => {
                 closing_down = true;
                 conn.as_mut().graceful_shutdown();
+                if end == IdleEnd::Evicted {
+                    evicted_grace
+                        .as_mut()
+                        .reset(Instant::now() + IDLE_CLOSE_GRACE);
+                }
             }
             _ = &mut stop, if !closing_down => {
                 closing_down = true;
@@ -97,6 +118,8 @@ pub async fn serve(tls: TlsStream<TcpStream>, peer: SocketAddr, shared: Shared) 
             // A peer that does not take part in h2's close (no PING answer) would keep
             // its slot; once nothing is in flight, the connection is dropped.
             _ = &mut forced, if closing_down => return,
+            // Evicted: what is still being sent goes with the connection.
+            _ = &mut evicted_grace => return,
         }
     }
 }
@@ -126,24 +149,62 @@ async fn force_close(mut busy: watch::Receiver<usize>) {
     let _ = busy.wait_for(|n| *n == 0).await;
 }
 
-/// Resolves once the connection has had no request in flight for `timeout`, or was asked
-/// to give up its slot while idle.
-async fn until_idle(mut busy: watch::Receiver<usize>, slots: Arc<Slots>, timeout: Duration) {
+/// Why a connection stops taking requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum IdleEnd {
+    /// Nothing was busy for the idle timeout.
+    Idle,
+    /// A new connection took its slot while no handler was running.
+    Evicted,
+}
+
+/// Resolves once the connection has had nothing busy for `timeout`, or was asked to give
+/// up its slot while no handler was running (it offers its slot only then).
+async fn until_idle(
+    busy: watch::Receiver<usize>,
+    mut active: watch::Receiver<usize>,
+    slots: Arc<Slots>,
+    timeout: Duration,
+) -> IdleEnd {
+    let idle = idle_for(busy, timeout);
+    tokio::pin!(idle);
     loop {
-        if busy.wait_for(|n| *n == 0).await.is_err() {
-            return;
+        tokio::select! {
+            () = &mut idle => return IdleEnd::Idle,
+            waited = active.wait_for(|n| *n == 0) => {
+                if waited.is_err() {
+                    return IdleEnd::Idle;
+                }
+            }
         }
         let offer = slots.offer();
         tokio::select! {
-            again = busy.wait_for(|n| *n > 0) => {
+            () = &mut idle => return IdleEnd::Idle,
+            _ = offer.evicted() => return IdleEnd::Evicted,
+            again = active.wait_for(|n| *n > 0) => {
                 if again.is_err() {
-                    return;
+                    return IdleEnd::Idle;
                 }
             }
-            _ = tokio::time::sleep(timeout) => return,
-            _ = offer.evicted() => return,
         }
     }
+}
+
+/// Resolves once nothing has been busy for `timeout` (never, if the counter is gone).
+async fn idle_for(mut busy: watch::Receiver<usize>, timeout: Duration) {
+    loop {
+        if busy.wait_for(|n| *n == 0).await.is_err() {
+            break;
+        }
+        let gone = tokio::select! {
+            again = busy.wait_for(|n| *n > 0) => again.is_err(),
+            _ = tokio::time::sleep(timeout) => return,
+        };
+        if gone {
+            break;
+        }
+    }
+    std::future::pending().await
 }
 
 /// One request of the connection, counted until its response has been sent.
@@ -248,4 +309,70 @@ async fn read_body(method: Method, body: Incoming) -> Result<Bytes, ApiError> {
         )));
     }
     Ok(buf.freeze())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Yields until `slots` has an offer to evict (true), or gives up after many polls.
+    async fn evict_when_offered(slots: &Slots) -> bool {
+        for _ in 0..1000 {
+            if slots.evict_oldest() {
+                return true;
+            }
+            tokio::task::yield_now().await;
+        }
+        false
+    }
+
+    #[tokio::test]
+    async fn until_idle_response_waiting_to_be_sent_evictable() {
+        // A response the peer does not read (h2 zero window): busy, but no handler runs.
+        let (_busy, busy_rx) = watch::channel(1usize);
+        let (_active, active_rx) = watch::channel(0usize);
+        let slots = Slots::new(1);
+        let ended = tokio::spawn(until_idle(
+            busy_rx,
+            active_rx,
+            slots.clone(),
+            Duration::from_secs(3600),
+        ));
+        assert!(
+            evict_when_offered(&slots).await,
+            "no offer while only sending"
+        );
+        assert_eq!(ended.await.unwrap(), IdleEnd::Evicted);
+    }
+
+    #[tokio::test]
+    async fn until_idle_running_handler_not_evictable_until_done() {
+        let (_busy, busy_rx) = watch::channel(1usize);
+        let (active, active_rx) = watch::channel(1usize);
+        let slots = Slots::new(1);
+        let ended = tokio::spawn(until_idle(
+            busy_rx,
+            active_rx,
+            slots.clone(),
+            Duration::from_secs(3600),
+        ));
+        assert!(
+            !evict_when_offered(&slots).await,
+            "offered while a handler runs"
+        );
+        active.send_replace(0);
+        assert!(
+            evict_when_offered(&slots).await,
+            "no offer once the handler answered"
+        );
+        assert_eq!(ended.await.unwrap(), IdleEnd::Evicted);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn until_idle_nothing_busy_ends_after_timeout() {
+        let (_busy, busy_rx) = watch::channel(0usize);
+        let (_active, active_rx) = watch::channel(0usize);
+        let ended = until_idle(busy_rx, active_rx, Slots::new(1), Duration::from_secs(90));
+        assert_eq!(ended.await, IdleEnd::Idle);
+    }
 }

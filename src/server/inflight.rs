@@ -10,11 +10,13 @@
 
 use std::sync::Arc;
 
+use prometheus_client::metrics::gauge::Gauge;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::authn::UserInfo;
 use crate::error::ApiError;
 use crate::handlers::AppState;
+use crate::metrics::Metrics;
 use crate::request::info::{RequestInfo, Verb};
 
 /// kube's 429 text (`tooManyRequests` in k8s.io/apiserver's filters).
@@ -58,43 +60,90 @@ fn is_probe(info: &RequestInfo) -> bool {
     matches!(first, Some("healthz" | "livez" | "readyz"))
 }
 
+/// One limited budget and the gauge of requests counted against it.
+struct Limited {
+    semaphore: Arc<Semaphore>,
+    gauge: Gauge,
+}
+
 /// The two budgets; `None` is unlimited.
 pub struct InFlight {
-    read_only: Option<Arc<Semaphore>>,
-    mutating: Option<Arc<Semaphore>>,
+    read_only: Option<Limited>,
+    mutating: Option<Limited>,
+}
+
+/// A request's place in its budget, given back (and the gauge lowered) when dropped.
+#[derive(Debug)]
+pub struct Slot {
+    _permit: OwnedSemaphorePermit,
+    gauge: Gauge,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.gauge.dec();
+    }
 }
 
 impl InFlight {
-    pub fn new(max_read_only: usize, max_mutating: usize) -> InFlight {
-        let budget = |max: usize| (max > 0).then(|| Arc::new(Semaphore::new(max)));
+    /// The budgets, counted in `apiserver_current_inflight_requests` as kube does.
+    pub fn new(max_read_only: usize, max_mutating: usize, metrics: &Metrics) -> InFlight {
+        let budget = |max: usize, kind: &'static str| {
+            (max > 0).then(|| Limited {
+                semaphore: Arc::new(Semaphore::new(max.min(Semaphore::MAX_PERMITS))),
+                gauge: metrics.inflight_gauge(kind),
+            })
+        };
         InFlight {
-            read_only: budget(max_read_only),
-            mutating: budget(max_mutating),
+            read_only: budget(max_read_only, "readOnly"),
+            mutating: budget(max_mutating, "mutating"),
         }
+    }
+
+    /// A read-only slot for a watch's initial list (the watch itself is not counted).
+    pub fn admit_initial_list(&self, user: &UserInfo) -> Result<Option<Slot>, Budget> {
+        self.admit_to(Budget::ReadOnly, user)
     }
 
     /// A slot for the request (held until it is dropped), none when it is not counted,
     /// or kube's 429 when its budget is spent.
-    pub fn admit(
-        &self,
-        info: &RequestInfo,
-        user: &UserInfo,
-    ) -> Result<Option<OwnedSemaphorePermit>, Budget> {
-        let budget = Budget::of(info);
-        let semaphore = match budget {
+    pub fn admit(&self, info: &RequestInfo, user: &UserInfo) -> Result<Option<Slot>, Budget> {
+        self.admit_to(Budget::of(info), user)
+    }
+
+    fn admit_to(&self, budget: Budget, user: &UserInfo) -> Result<Option<Slot>, Budget> {
+        let limited = match budget {
             Budget::Exempt => None,
             Budget::ReadOnly => self.read_only.as_ref(),
             Budget::Mutating => self.mutating.as_ref(),
         };
-        let Some(semaphore) = semaphore else {
+        let Some(limited) = limited else {
             return Ok(None);
         };
-        match semaphore.clone().try_acquire_owned() {
-            Ok(slot) => Ok(Some(slot)),
+        match limited.semaphore.clone().try_acquire_owned() {
+            Ok(permit) => {
+                limited.gauge.inc();
+                Ok(Some(Slot {
+                    _permit: permit,
+                    gauge: limited.gauge.clone(),
+                }))
+            }
             Err(_) if user.groups.iter().any(|g| g == SYSTEM_MASTERS) => Ok(None),
             Err(_) => Err(budget),
         }
     }
+}
+
+/// A watch's initial list: a read-only slot or the same 429 as [`admit`].
+pub fn admit_initial_list(
+    state: &AppState,
+    info: &RequestInfo,
+    user: &UserInfo,
+) -> Result<Option<Slot>, ApiError> {
+    state
+        .inflight
+        .admit_initial_list(user)
+        .map_err(|_| too_many(state, info))
 }
 
 /// The pipeline's max-in-flight stage: a slot to hold while the request runs, or the 429
@@ -103,15 +152,21 @@ pub fn admit(
     state: &AppState,
     info: &RequestInfo,
     user: &UserInfo,
-) -> Result<Option<OwnedSemaphorePermit>, ApiError> {
-    state.inflight.admit(info, user).map_err(|_| {
-        let labels = crate::metrics::RequestLabels::of(info, &state.catalog);
-        state.metrics.count_termination(labels, 429);
-        ApiError::TooManyRequests {
-            message: TOO_MANY_REQUESTS.into(),
-            retry_after_seconds: RETRY_AFTER_SECONDS,
-        }
-    })
+) -> Result<Option<Slot>, ApiError> {
+    state
+        .inflight
+        .admit(info, user)
+        .map_err(|_| too_many(state, info))
+}
+
+/// kube's 429, counted in `apiserver_request_terminations_total`.
+fn too_many(state: &AppState, info: &RequestInfo) -> ApiError {
+    let labels = crate::metrics::RequestLabels::of(info, &state.catalog);
+    state.metrics.count_termination(labels, 429);
+    ApiError::TooManyRequests {
+        message: TOO_MANY_REQUESTS.into(),
+        retry_after_seconds: RETRY_AFTER_SECONDS,
+    }
 }
 
 #[cfg(test)]
@@ -181,7 +236,7 @@ mod tests {
 
     #[test]
     fn admit_past_budget_refused_but_masters_served() {
-        let limits = InFlight::new(1, 0);
+        let limits = InFlight::new(1, 0, &Metrics::new());
         let list = info_of("GET", "/apis/stable.example.com/v1/crontabs", "");
         let user = UserInfo::authenticated("u".into(), vec![]);
         let held = limits.admit(&list, &user).unwrap();
@@ -191,6 +246,11 @@ mod tests {
         assert!(limits.admit(&list, &master).unwrap().is_none());
         let watch = info_of("GET", "/apis/stable.example.com/v1/crontabs", "watch=1");
         assert!(limits.admit(&watch, &user).unwrap().is_none());
+        assert_eq!(
+            limits.admit_initial_list(&user).unwrap_err(),
+            Budget::ReadOnly,
+            "a watch's initial list draws on the read-only budget"
+        );
         let create = info_of(
             "POST",
             "/apis/stable.example.com/v1/namespaces/d/crontabs",

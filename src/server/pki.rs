@@ -196,3 +196,30 @@ pub fn self_signed_serving(cert_dir: &Path) -> Result<(PathBuf, PathBuf), PkiErr
     };
     write_pair(cert_dir, "apiserver", &chained)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+
+    use super::*;
+
+    #[test]
+    fn write_file_key_over_wider_file_new_inode_private_from_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("admin.key");
+        std::fs::write(&path, b"old").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let old_inode = std::fs::metadata(&path).unwrap().ino();
+
+        write_file(&path, b"new key", 0o600).unwrap();
+
+        let meta = std::fs::metadata(&path).unwrap();
+        assert_eq!(meta.mode() & 0o777, 0o600);
+        // A new file created 0600 was renamed over the old one: the key's bytes never sat
+        // in a file with the wider mode (writing in place, then chmod, keeps the inode).
+        assert_ne!(meta.ino(), old_inode, "written in place");
+        assert_eq!(std::fs::read(&path).unwrap(), b"new key");
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(leftovers.len(), 1, "temporary file left behind");
+    }
+}

@@ -117,6 +117,11 @@ pub async fn run(
     let metrics = Arc::new(Metrics::new());
     let (authenticator, authorizer) = authenticator(flags, &metrics).await?;
     let store = open_store(&config.store).await?;
+    let inflight = InFlight::new(
+        flags.limits.max_requests_inflight,
+        flags.limits.max_mutating_requests_inflight,
+        &metrics,
+    );
     let state = Arc::new(AppState {
         catalog: Arc::new(catalog),
         store: store.clone(),
@@ -127,10 +132,7 @@ pub async fn run(
         lifecycle: Lifecycle::default(),
         bookmark_interval: flags.bookmark_interval,
         max_object_size: flags.max_object_size,
-        inflight: InFlight::new(
-            flags.limits.max_requests_inflight,
-            flags.limits.max_mutating_requests_inflight,
-        ),
+        inflight,
         request_timeout: flags.request_timeout,
         storage_probe: Default::default(),
     });

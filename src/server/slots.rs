@@ -8,6 +8,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 
+/// How long a newcomer waits for an evicted holder to leave before evicting another.
+const EVICTION_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+/// How often a newcomer looks for a holder that became evictable.
+const OFFER_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// A fixed number of slots, and the holders that agreed to give theirs up on request,
 /// oldest offer first.
 pub struct Slots {
@@ -58,11 +63,22 @@ impl Slots {
     /// it has left (holders that are not evictable are waited for). The caller bounds the
     /// wait.
     pub async fn take(&self) -> Option<OwnedSemaphorePermit> {
-        if let Ok(permit) = self.permits.clone().try_acquire_owned() {
-            return Some(permit);
+        loop {
+            if let Ok(permit) = self.permits.clone().try_acquire_owned() {
+                return Some(permit);
+            }
+            // An evicted holder may need its close grace to leave; with nobody evictable
+            // yet, a holder may become so at any moment (its request done), so ask again.
+            let wait = if self.evict_oldest() {
+                EVICTION_WAIT
+            } else {
+                OFFER_POLL
+            };
+            tokio::select! {
+                permit = self.permits.clone().acquire_owned() => return permit.ok(),
+                _ = tokio::time::sleep(wait) => {}
+            }
         }
-        self.evict_oldest();
-        self.permits.clone().acquire_owned().await.ok()
     }
 
     /// Asks the holder whose offer is oldest to leave; false when nobody offered.
