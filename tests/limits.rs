@@ -1,5 +1,5 @@
-//! What strangers and users can make the server spend: idle TLS floods do not lock out
-//! the health probes, handshakes and idle connections end on their deadlines, requests
+//! What strangers and users can make the server spend: idle TLS floods and h2 peers that
+//! stop reading do not lock out the health probes, handshakes and idle connections end on their deadlines, requests
 //! past the in-flight limit get kube's 429 while watches stream, and a body that does not
 //! arrive within `--request-timeout` gets kube's 504 and frees its slot.
 
@@ -138,6 +138,55 @@ async fn livez_answers_within_a_second(server: &Server) {
         assert_eq!(resp.status(), 200);
         assert!(took < Duration::from_secs(1), "livez took {took:?}");
     }
+}
+
+/// One h2 connection that stops reading: a zero stream window, and a `/livez` whose
+/// response head arrived but whose body can never be sent. Kept open by its driver.
+async fn stalled_h2_livez(
+    server: &Server,
+    tls: &TlsConnector,
+) -> Option<(h2::client::SendRequest<Bytes>, h2::client::ResponseFuture)> {
+    let conn = handshake(server, tls).await.ok()?;
+    let (client, connection) = h2::client::Builder::new()
+        .initial_window_size(0)
+        .handshake::<_, Bytes>(conn)
+        .await
+        .ok()?;
+    tokio::spawn(connection);
+    let mut client = client.ready().await.ok()?;
+    let request = http::Request::get(server.url("/livez")).body(()).unwrap();
+    let (response, _) = client.send_request(request, true).ok()?;
+    Some((client, response))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn h2_zero_window_flood_past_connection_limit_livez_answers_within_a_second() {
+    const FLOOD: usize = 4200;
+    raise_open_files_limit(FLOOD as u64 + 512);
+    let server = Server::start();
+    let tls = connector(&server, &[b"h2"]);
+    // Every connection has a request whose response waits to be sent forever: none is
+    // idle, so only connections without a running handler being evictable saves the probes.
+    let flood: Vec<_> = futures::stream::iter(0..FLOOD)
+        .map(|_| {
+            let tls = tls.clone();
+            let server = &server;
+            async move {
+                let stalled = stalled_h2_livez(server, &tls);
+                tokio::time::timeout(Duration::from_secs(20), stalled).await
+            }
+        })
+        .buffer_unordered(32)
+        .filter_map(|r| async move { r.ok().flatten() })
+        .collect()
+        .await;
+    assert!(
+        flood.len() >= 4000,
+        "only {} of {FLOOD} stalled h2 requests sent",
+        flood.len()
+    );
+    livez_answers_within_a_second(&server).await;
+    drop(flood);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,7 +7,7 @@
 //! may be evicted when a new connection needs its slot: a response that only waits to
 //! be sent (a peer that stopped reading, an h2 peer with a zero window, a watch) must not
 //! pin a slot, or such peers could hold every slot. An evicted connection is closed
-//! gracefully and dropped after a short grace, whatever it is still sending.
+//! gracefully and dropped after a short grace (100 ms), whatever it is still sending.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -108,7 +108,7 @@ pub async fn serve(tls: TlsStream<TcpStream>, peer: SocketAddr, shared: Shared) 
                 if end == IdleEnd::Evicted {
                     evicted_grace
                         .as_mut()
-                        .reset(Instant::now() + IDLE_CLOSE_GRACE);
+                        .reset(Instant::now() + EVICTED_CLOSE_GRACE);
                 }
             }
             _ = &mut stop, if !closing_down => {
@@ -142,6 +142,9 @@ fn builder() -> Builder<TokioExecutor> {
 
 /// How long an idle connection has to close gracefully before it is dropped.
 const IDLE_CLOSE_GRACE: Duration = Duration::from_secs(1);
+/// How long an evicted connection has to close: a newcomer waits for its slot, and what
+/// it still sends only waits for a peer that is not reading.
+const EVICTED_CLOSE_GRACE: Duration = Duration::from_millis(100);
 
 /// Resolves when the grace has passed and no request is in flight.
 async fn force_close(mut busy: watch::Receiver<usize>) {
