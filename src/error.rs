@@ -6,7 +6,10 @@
 
 use serde_json::{Value, json};
 
-use crate::gofmt::field_value;
+mod field;
+
+pub(crate) use field::aggregate;
+pub use field::{ErrorType, FieldError};
 
 /// A resource as kube names it in messages: `crontabs.stable.example.com`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,101 +34,6 @@ impl std::fmt::Display for GroupResource {
         } else {
             write!(f, "{}.{}", self.resource, self.group)
         }
-    }
-}
-
-/// kube's `field.ErrorType`: what is wrong with a field, sent as a cause's `reason`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ErrorType {
-    NotFound,
-    Required,
-    Duplicate,
-    Invalid,
-    NotSupported,
-    Forbidden,
-    TooLong,
-    TooMany,
-    Internal,
-    TypeInvalid,
-}
-
-impl ErrorType {
-    /// The cause reason on the wire (`FieldValueInvalid`, ...).
-    pub fn reason(self) -> &'static str {
-        match self {
-            ErrorType::NotFound => "FieldValueNotFound",
-            ErrorType::Required => "FieldValueRequired",
-            ErrorType::Duplicate => "FieldValueDuplicate",
-            ErrorType::Invalid => "FieldValueInvalid",
-            ErrorType::NotSupported => "FieldValueNotSupported",
-            ErrorType::Forbidden => "FieldValueForbidden",
-            ErrorType::TooLong => "FieldValueTooLong",
-            ErrorType::TooMany => "FieldValueTooMany",
-            ErrorType::Internal => "InternalError",
-            ErrorType::TypeInvalid => "FieldValueTypeInvalid",
-        }
-    }
-
-    /// The type a validation rule's `reason` names; kube allows only these four there.
-    pub fn from_rule_reason(reason: &str) -> Option<ErrorType> {
-        match reason {
-            "FieldValueDuplicate" => Some(ErrorType::Duplicate),
-            "FieldValueForbidden" => Some(ErrorType::Forbidden),
-            "FieldValueInvalid" => Some(ErrorType::Invalid),
-            "FieldValueRequired" => Some(ErrorType::Required),
-            _ => None,
-        }
-    }
-}
-
-/// One field problem inside a 422 Invalid answer (`details.causes[]`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct FieldError {
-    /// What is wrong; its [`ErrorType::reason`] is the cause's `reason`.
-    pub reason: ErrorType,
-    /// Path as kube prints it: `metadata.name`, `spec.replicas`.
-    pub field: String,
-    /// The full error text, e.g. `Invalid value: "X": a lowercase RFC 1123 subdomain ...`.
-    pub detail: String,
-}
-
-impl FieldError {
-    /// `field: Invalid value: <value>: <detail>` as apimachinery's field.Invalid, the value
-    /// printed by [`field_value`].
-    pub fn invalid(field: &str, value: &Value, detail: &str) -> Self {
-        FieldError {
-            reason: ErrorType::Invalid,
-            field: field.to_string(),
-            detail: format!("Invalid value: {}: {detail}", field_value(value)),
-        }
-    }
-
-    /// `field: Required value` (optionally with a detail).
-    pub fn required(field: &str, detail: &str) -> Self {
-        let text = if detail.is_empty() {
-            "Required value".to_string()
-        } else {
-            format!("Required value: {detail}")
-        };
-        FieldError {
-            reason: ErrorType::Required,
-            field: field.to_string(),
-            detail: text,
-        }
-    }
-
-    /// `field: Forbidden: <detail>`.
-    pub fn forbidden(field: &str, detail: &str) -> Self {
-        FieldError {
-            reason: ErrorType::Forbidden,
-            field: field.to_string(),
-            detail: format!("Forbidden: {detail}"),
-        }
-    }
-
-    /// The single-line form used in aggregated messages.
-    pub fn message(&self) -> String {
-        format!("{}: {}", self.field, self.detail)
     }
 }
 
@@ -236,20 +144,6 @@ fn qualified_kind(kind: &str, group: &str) -> String {
         kind.to_string()
     } else {
         format!("{kind}.{group}")
-    }
-}
-
-/// apimachinery's aggregate of field errors: one message alone, several as `[a, b]`.
-pub(crate) fn aggregate(causes: &[FieldError]) -> String {
-    match causes {
-        [one] => one.message(),
-        many => format!(
-            "[{}]",
-            many.iter()
-                .map(FieldError::message)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
     }
 }
 
