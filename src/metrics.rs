@@ -86,6 +86,18 @@ struct CodeLabels {
     code: String,
 }
 
+impl CodeLabels {
+    fn new(labels: RequestLabels, code: u16) -> CodeLabels {
+        CodeLabels {
+            verb: labels.verb,
+            group: labels.group,
+            resource: labels.resource,
+            subresource: labels.subresource,
+            code: code.to_string(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct InflightLabels {
     request_kind: &'static str,
@@ -193,27 +205,17 @@ impl Metrics {
         self.latency
             .get_or_create(&labels)
             .observe(elapsed.as_secs_f64());
-        let with_code = CodeLabels {
-            verb: labels.verb,
-            group: labels.group,
-            resource: labels.resource,
-            subresource: labels.subresource,
-            code: code.to_string(),
-        };
-        self.requests.get_or_create(&with_code).inc();
+        self.requests
+            .get_or_create(&CodeLabels::new(labels, code))
+            .inc();
     }
 
     /// Counts a request refused in self-defense (429 past the in-flight limit); it is
     /// also recorded with its code by [`Metrics::observe_request`].
     pub fn count_termination(&self, labels: RequestLabels, code: u16) {
-        let with_code = CodeLabels {
-            verb: labels.verb,
-            group: labels.group,
-            resource: labels.resource,
-            subresource: labels.subresource,
-            code: code.to_string(),
-        };
-        self.terminations.get_or_create(&with_code).inc();
+        self.terminations
+            .get_or_create(&CodeLabels::new(labels, code))
+            .inc();
     }
 
     /// Counts a rejected certificate-based authentication attempt.

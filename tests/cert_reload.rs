@@ -186,18 +186,11 @@ where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Option<u16>>,
 {
-    let deadline = Instant::now() + DEADLINE;
-    loop {
-        let got = check().await;
-        if got == want {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{what}: still {got:?}, want {want:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    common::eventually(DEADLINE, &format!("{what}: {want:?}"), || {
+        let got = check();
+        async move { (got.await == want).then_some(()) }
+    })
+    .await;
 }
 
 /// The PKI of one test: a serving CA and pair, a client CA and a front-proxy CA.

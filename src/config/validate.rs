@@ -148,7 +148,7 @@ impl Problems {
     /// fail half-way through start-up, one problem at a time.
     fn check_files(&mut self, flags: &ServeFlags) {
         let auth = &flags.auth;
-        let files: [(&str, Option<&Path>); 9] = [
+        let files: [(&str, Option<&Path>); 10] = [
             ("tls-cert-file", flags.tls_cert_file.as_deref()),
             (
                 "tls-private-key-file",
@@ -170,9 +170,9 @@ impl Problems {
             ("kubeconfig", auth.kubeconfig.as_deref()),
             ("etcd-cafile", flags.etcd_cafile.as_deref()),
             ("etcd-certfile", flags.etcd_certfile.as_deref()),
+            ("etcd-keyfile", flags.etcd_keyfile.as_deref()),
         ];
-        let key = [("etcd-keyfile", flags.etcd_keyfile.as_deref())];
-        for (flag, path) in files.into_iter().chain(key) {
+        for (flag, path) in files {
             if let Some(path) = path
                 && !path.is_file()
             {

@@ -28,23 +28,10 @@ pub enum Next {
     Keep,
 }
 
-/// How the loop ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    /// Written at this revision.
-    Stored(Revision),
-    /// The new object's stored form equals the current one: nothing was written.
-    Unchanged,
-    /// `dryRun`: checked but not written.
-    DryRun,
-    /// The object is gone.
-    Deleted,
-}
-
-/// The object to answer with, how the write ended, and what the caller's last try returned.
+/// The object to answer with (the stored, unchanged, dry-run or deleted one) and what the
+/// caller's last try returned.
 pub struct Written<T> {
     pub object: Value,
-    pub outcome: Outcome,
     pub extra: T,
 }
 
@@ -68,38 +55,34 @@ pub async fn guaranteed_update<T>(
     for _ in 0..MAX_ATTEMPTS {
         let current = ctx.decode(&kv)?;
         let (next, extra) = try_update(&current)?;
-        let written = |object, outcome| Written {
-            object,
-            outcome,
-            extra,
-        };
+        let written = |object| Written { object, extra };
         let result = match next {
             Next::Put(mut new) => {
                 let bytes = ctx.encode(&new)?;
                 // Compared with the stored bytes, as kube's storage does: writing back an
                 // object whose defaults were only applied on read persists them.
                 if bytes == kv.value {
-                    return Ok(written(current, Outcome::Unchanged));
+                    return Ok(written(current));
                 }
                 check_size(state, bytes.len())?;
                 if dry_run {
-                    return Ok(written(new, Outcome::DryRun));
+                    return Ok(written(new));
                 }
                 match state.store.update(&key, bytes, kv.mod_revision).await {
                     Ok(revision) => {
                         ctx.present(&mut new, revision);
-                        return Ok(written(new, Outcome::Stored(revision)));
+                        return Ok(written(new));
                     }
                     Err(e) => e,
                 }
             }
-            Next::Keep => return Ok(written(current, Outcome::Unchanged)),
+            Next::Keep => return Ok(written(current)),
             Next::Delete(object) => {
                 if dry_run {
-                    return Ok(written(object, Outcome::DryRun));
+                    return Ok(written(object));
                 }
                 match state.store.delete(&key, kv.mod_revision).await {
-                    Ok(_) => return Ok(written(object, Outcome::Deleted)),
+                    Ok(_) => return Ok(written(object)),
                     Err(e) => e,
                 }
             }

@@ -329,11 +329,17 @@ mod tests {
         false
     }
 
-    #[tokio::test]
-    async fn until_idle_response_waiting_to_be_sent_evictable() {
-        // A response the peer does not read (h2 zero window): busy, but no handler runs.
-        let (_busy, busy_rx) = watch::channel(1usize);
-        let (_active, active_rx) = watch::channel(0usize);
+    /// `until_idle` watching a busy connection with `active` handlers running.
+    struct Watched {
+        _busy: watch::Sender<usize>,
+        active: watch::Sender<usize>,
+        slots: Arc<Slots>,
+        ended: tokio::task::JoinHandle<IdleEnd>,
+    }
+
+    fn watched(active: usize) -> Watched {
+        let (busy, busy_rx) = watch::channel(1usize);
+        let (active, active_rx) = watch::channel(active);
         let slots = Slots::new(1);
         let ended = tokio::spawn(until_idle(
             busy_rx,
@@ -341,24 +347,33 @@ mod tests {
             slots.clone(),
             Duration::from_secs(3600),
         ));
+        Watched {
+            _busy: busy,
+            active,
+            slots,
+            ended,
+        }
+    }
+
+    #[tokio::test]
+    async fn until_idle_response_waiting_to_be_sent_evictable() {
+        // A response the peer does not read (h2 zero window): busy, but no handler runs.
+        let w = watched(0);
         assert!(
-            evict_when_offered(&slots).await,
+            evict_when_offered(&w.slots).await,
             "no offer while only sending"
         );
-        assert_eq!(ended.await.unwrap(), IdleEnd::Evicted);
+        assert_eq!(w.ended.await.unwrap(), IdleEnd::Evicted);
     }
 
     #[tokio::test]
     async fn until_idle_running_handler_not_evictable_until_done() {
-        let (_busy, busy_rx) = watch::channel(1usize);
-        let (active, active_rx) = watch::channel(1usize);
-        let slots = Slots::new(1);
-        let ended = tokio::spawn(until_idle(
-            busy_rx,
-            active_rx,
-            slots.clone(),
-            Duration::from_secs(3600),
-        ));
+        let Watched {
+            _busy,
+            active,
+            slots,
+            ended,
+        } = watched(1);
         assert!(
             !evict_when_offered(&slots).await,
             "offered while a handler runs"
