@@ -27,6 +27,7 @@
 
 pub mod authn;
 pub mod authz;
+pub mod cel;
 pub mod config;
 pub mod crd;
 pub mod error;

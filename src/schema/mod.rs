@@ -1,5 +1,6 @@
 //! Admission by a CRD version's structural schema: the compiled schema, pruning,
-//! defaulting, validation (with ratcheting) and the structural check run at load.
+//! defaulting, validation (with ratcheting), CEL validation rules and the structural
+//! check run at load.
 
 pub mod default;
 pub mod default_check;
@@ -7,6 +8,7 @@ pub mod formats;
 pub mod node;
 pub mod pattern;
 pub mod prune;
+
 pub mod scale;
 pub mod structural;
 pub mod validate;

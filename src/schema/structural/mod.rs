@@ -22,7 +22,7 @@ mod invariants;
 mod listmap;
 mod nested;
 mod openapi;
-mod rules;
+pub(crate) mod rules;
 mod status;
 #[cfg(test)]
 mod tests;

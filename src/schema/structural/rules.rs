@@ -128,7 +128,7 @@ fn path_valid(schema: &Value, path: &str) -> bool {
 
 /// Splits on `.`, `[` and `]` (each its own token); a token starting with `'` runs to the
 /// next unescaped `'`.
-fn tokenize(path: &str) -> Vec<String> {
+pub(crate) fn tokenize(path: &str) -> Vec<String> {
     let chars: Vec<char> = path.chars().collect();
     let mut tokens = Vec::new();
     let mut i = 0;
@@ -153,7 +153,7 @@ fn tokenize(path: &str) -> Vec<String> {
 }
 
 /// A single-quoted string literal with CEL's simple escapes.
-fn unquote(token: &str) -> Option<String> {
+pub(crate) fn unquote(token: &str) -> Option<String> {
     let inner = token.strip_prefix('\'')?.strip_suffix('\'')?;
     let mut out = String::new();
     let mut chars = inner.chars();

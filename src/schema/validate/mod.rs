@@ -25,7 +25,7 @@ mod listtype;
 mod number;
 mod object;
 mod path;
-mod ratchet;
+pub(crate) mod ratchet;
 mod result;
 mod sink;
 mod string;

@@ -13,7 +13,7 @@ use crate::schema::{ListType, Schema, SchemaType};
 /// The old value of field `key` of an object with schema `s`: present in both old and
 /// new, with a property or additionalProperties schema. The root's `kind` and
 /// `apiVersion` are never correlated.
-pub(super) fn key_corr<'v>(
+pub(crate) fn key_corr<'v>(
     s: &Schema,
     old: &'v Value,
     key: &str,
@@ -60,7 +60,7 @@ fn element_key<'v>(keys: &[String], element: &'v Map<String, Value>) -> Option<V
 }
 
 /// The old items of a list-map by key (the first element with a key wins).
-pub(super) struct ListIndex<'v, 's> {
+pub(crate) struct ListIndex<'v, 's> {
     keys: &'s [String],
     by_key: HashMap<Vec<KeyPart<'v>>, &'v Value>,
 }
@@ -68,7 +68,7 @@ pub(super) struct ListIndex<'v, 's> {
 impl<'v, 's> ListIndex<'v, 's> {
     /// The index over `old` when the list is correlatable (`x-kubernetes-list-type: map`
     /// with keys, an array schema and a non-empty old list), else `None`.
-    pub(super) fn new(s: &'s Schema, old: &'v Value) -> Option<Self> {
+    pub(crate) fn new(s: &'s Schema, old: &'v Value) -> Option<Self> {
         let old = old.as_array()?;
         if s.list_type != Some(ListType::Map)
             || s.type_ != SchemaType::Array
@@ -93,7 +93,7 @@ impl<'v, 's> ListIndex<'v, 's> {
     }
 
     /// The old element with the same key as the new `item`.
-    pub(super) fn get(&self, item: &Value) -> Option<&'v Value> {
+    pub(crate) fn get(&self, item: &Value) -> Option<&'v Value> {
         let key = element_key(self.keys, item.as_object()?)?;
         self.by_key.get(&key).copied()
     }
@@ -103,7 +103,7 @@ impl<'v, 's> ListIndex<'v, 's> {
 /// compare field by field through their schema (a field without one is a change),
 /// list-maps element by key (an element without an old match is a change), other lists
 /// as a whole, scalars exactly (int64 1 differs from float64 1).
-pub(super) fn deep_equal(s: &Schema, new: &Value, old: &Value) -> bool {
+pub(crate) fn deep_equal(s: &Schema, new: &Value, old: &Value) -> bool {
     match (new, old) {
         (Value::Null, Value::Null) => true,
         (Value::Array(n), Value::Array(o)) => {

@@ -1,0 +1,1 @@
+//! Type checking of parsed expressions against declared variables and functions.

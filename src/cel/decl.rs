@@ -1,0 +1,293 @@
+//! CEL declaration types derived from a structural schema node, as k8s.io/apiserver's
+//! `pkg/cel/common/schemas.go` (`SchemaDeclType`) derives them: typed objects with
+//! escaped property names, `additionalProperties` maps, lists with their list type,
+//! int-or-string as dyn, formats as timestamp/duration/bytes, and the size bounds
+//! (`max_elements`, `min_serialized_size`) the cost estimator works from.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::types::Type;
+use crate::schema::{Additional, ListType, Schema, SchemaType};
+
+/// kube's `celconfig.MaxRequestSizeBytes`: the bound on anything in one request.
+pub const MAX_REQUEST_SIZE_BYTES: i64 = 3 * 1024 * 1024;
+const MAX_DURATION_SIZE_JSON: i64 = 32;
+const MAX_DATETIME_SIZE_JSON: i64 = 32;
+const MIN_DURATION_SIZE_JSON: i64 = 3;
+const JSON_DATE_SIZE: i64 = 12;
+const MIN_DATETIME_SIZE_JSON: i64 = 21;
+const MIN_STRING_SIZE: i64 = 2;
+const MIN_BOOL_SIZE: i64 = 4;
+const MIN_NUMBER_SIZE: i64 = 1;
+
+/// One schema node as CEL sees it.
+#[derive(Debug)]
+pub struct DeclType {
+    /// The type name in messages: `object` nodes are named by their path from the rule's
+    /// root (kube names them `selfType<n>.spec...`).
+    pub name: String,
+    pub kind: DeclKind,
+    /// Items of a list, properties of a map, bytes of a string (×4 of `maxLength`).
+    pub max_elements: i64,
+    /// The smallest JSON this node can serialize to.
+    pub min_serialized_size: i64,
+}
+
+#[derive(Debug)]
+pub enum DeclKind {
+    Bool,
+    Int,
+    Double,
+    String,
+    Bytes,
+    Duration,
+    Timestamp,
+    /// `x-kubernetes-int-or-string`: an int or a string at run time.
+    IntOrString,
+    List {
+        elem: Arc<DeclType>,
+        list_type: ListType,
+        map_keys: Vec<String>,
+    },
+    /// `additionalProperties` with a schema: string keys.
+    Map { value: Arc<DeclType> },
+    Object { fields: BTreeMap<String, Field> },
+}
+
+/// A property of an object: its CEL name is the map key, its JSON name here.
+#[derive(Debug)]
+pub struct Field {
+    pub json_name: String,
+    pub decl: Arc<DeclType>,
+    pub required: bool,
+}
+
+impl DeclType {
+    /// The declaration of a rule's scope (`self`); `None` where kube has none (a node
+    /// without type, or an array without items), which makes rules there uncompilable.
+    /// `resource_root` is the custom resource's root or an embedded resource.
+    pub fn from_schema(schema: &Schema, resource_root: bool, name: &str) -> Option<Arc<DeclType>> {
+        from_schema(schema, resource_root, name).map(Arc::new)
+    }
+
+    /// The CEL type of values of this node.
+    pub fn cel_type(self: &Arc<Self>) -> Type {
+        match &self.kind {
+            DeclKind::Bool => Type::Bool,
+            DeclKind::Int => Type::Int,
+            DeclKind::Double => Type::Double,
+            DeclKind::String => Type::String,
+            DeclKind::Bytes => Type::Bytes,
+            DeclKind::Duration => Type::Duration,
+            DeclKind::Timestamp => Type::Timestamp,
+            DeclKind::IntOrString => Type::Dyn,
+            DeclKind::List { elem, .. } => Type::list(elem.cel_type()),
+            DeclKind::Map { value } => Type::map(Type::String, value.cel_type()),
+            DeclKind::Object { .. } => Type::Object(Arc::clone(self)),
+        }
+    }
+
+    /// A property by its CEL (escaped) name.
+    pub fn field(&self, cel_name: &str) -> Option<&Field> {
+        match &self.kind {
+            DeclKind::Object { fields } => fields.get(cel_name),
+            _ => None,
+        }
+    }
+
+    fn simple(name: &str, kind: DeclKind, min_size: i64, max_elements: i64) -> DeclType {
+        DeclType {
+            name: name.to_string(),
+            kind,
+            max_elements,
+            min_serialized_size: min_size,
+        }
+    }
+}
+
+fn zero_if_negative(n: i64) -> i64 {
+    n.max(0)
+}
+
+fn from_schema(s: &Schema, resource_root: bool, name: &str) -> Option<DeclType> {
+    if s.int_or_string {
+        return Some(DeclType::simple(
+            "dyn",
+            DeclKind::IntOrString,
+            MIN_STRING_SIZE,
+            MAX_REQUEST_SIZE_BYTES - 2,
+        ));
+    }
+    match s.type_ {
+        SchemaType::Array => {
+            let items = s.items.as_deref()?;
+            let elem = from_schema(items, items.embedded_resource, &format!("{name}.@idx"))?;
+            let max = match s.max_items {
+                Some(n) => zero_if_negative(n),
+                None => (MAX_REQUEST_SIZE_BYTES - 2) / (elem.min_serialized_size + 1),
+            };
+            let kind = DeclKind::List {
+                elem: Arc::new(elem),
+                list_type: s.list_type.unwrap_or(ListType::Atomic),
+                map_keys: s.list_map_keys.clone(),
+            };
+            Some(DeclType::simple("list", kind, 2, max))
+        }
+        SchemaType::Object => object(s, resource_root, name),
+        SchemaType::String => Some(string(s)),
+        SchemaType::Boolean => Some(DeclType::simple("bool", DeclKind::Bool, MIN_BOOL_SIZE, 0)),
+        SchemaType::Number => Some(DeclType::simple("double", DeclKind::Double, MIN_NUMBER_SIZE, 0)),
+        SchemaType::Integer => Some(DeclType::simple("int", DeclKind::Int, MIN_NUMBER_SIZE, 0)),
+        SchemaType::Unset => None,
+    }
+}
+
+fn object(s: &Schema, resource_root: bool, name: &str) -> Option<DeclType> {
+    if let Some(Additional::Schema(values)) = &s.additional_properties {
+        let value = from_schema(values, values.embedded_resource, &format!("{name}.@elem"))?;
+        let max = match s.max_properties {
+            Some(n) => zero_if_negative(n),
+            None => (MAX_REQUEST_SIZE_BYTES - 2) / (value.min_serialized_size + 6),
+        };
+        let kind = DeclKind::Map {
+            value: Arc::new(value),
+        };
+        return Some(DeclType::simple("map", kind, 2, max));
+    }
+    let root_meta = resource_root.then(type_and_object_meta);
+    let properties = s
+        .properties
+        .iter()
+        .filter(|(k, _)| !resource_root || !matches!(k.as_str(), "apiVersion" | "kind" | "metadata"))
+        .chain(root_meta.iter().flat_map(|m| m.iter()));
+    let mut fields = BTreeMap::new();
+    // Always at least `{}`; required properties without a default add to the minimum.
+    let mut min_size = 2;
+    for (prop_name, prop) in properties {
+        let Some(field_type) = from_schema(prop, prop.embedded_resource, &format!("{name}.{prop_name}"))
+        else {
+            continue;
+        };
+        let required = s.required.iter().any(|r| r == prop_name);
+        if required && prop.default.is_none() {
+            min_size += prop_name.len() as i64 + field_type.min_serialized_size + 4;
+        }
+        if let Some(cel_name) = escape(prop_name) {
+            fields.insert(
+                cel_name,
+                Field {
+                    json_name: prop_name.clone(),
+                    decl: Arc::new(field_type),
+                    required,
+                },
+            );
+        }
+    }
+    Some(DeclType {
+        name: name.to_string(),
+        kind: DeclKind::Object { fields },
+        max_elements: 0,
+        min_serialized_size: min_size,
+    })
+}
+
+/// `apiVersion`, `kind` and `metadata.{name,generateName}`: always visible at a resource
+/// root, in place of whatever the schema says of them (kube's `WithTypeAndObjectMeta`).
+fn type_and_object_meta() -> BTreeMap<String, Schema> {
+    let string = || Schema {
+        type_: SchemaType::String,
+        ..Schema::default()
+    };
+    let metadata = Schema {
+        type_: SchemaType::Object,
+        properties: [("name".to_string(), string()), ("generateName".to_string(), string())]
+            .into_iter()
+            .collect(),
+        ..Schema::default()
+    };
+    [
+        ("apiVersion".to_string(), string()),
+        ("kind".to_string(), string()),
+        ("metadata".to_string(), metadata),
+    ]
+    .into_iter()
+    .collect()
+}
+
+fn string(s: &Schema) -> DeclType {
+    let per_request = || match s.format.as_str() {
+        "duration" => MAX_DURATION_SIZE_JSON,
+        "date" => JSON_DATE_SIZE,
+        "date-time" => MAX_DATETIME_SIZE_JSON,
+        _ => MAX_REQUEST_SIZE_BYTES - 2,
+    };
+    match s.format.as_str() {
+        "byte" => {
+            let max = s.max_length.map_or_else(per_request, zero_if_negative);
+            return DeclType::simple("bytes", DeclKind::Bytes, MIN_STRING_SIZE, max);
+        }
+        "duration" => {
+            let kind = DeclKind::Duration;
+            return DeclType::simple("duration", kind, MIN_DURATION_SIZE_JSON, per_request());
+        }
+        "date" => {
+            let kind = DeclKind::Timestamp;
+            return DeclType::simple("timestamp", kind, JSON_DATE_SIZE, per_request());
+        }
+        "date-time" => {
+            let kind = DeclKind::Timestamp;
+            return DeclType::simple("timestamp", kind, MIN_DATETIME_SIZE_JSON, per_request());
+        }
+        _ => {}
+    }
+    // maxLength counts code points; sizes are bytes, up to 4 per code point.
+    let max = match s.max_length {
+        Some(n) => zero_if_negative(n).saturating_mul(4),
+        None if !s.enum_.is_empty() => s
+            .enum_
+            .iter()
+            .filter_map(|v| v.as_str())
+            .map(|v| v.len() as i64)
+            .max()
+            .unwrap_or(0),
+        None => per_request(),
+    };
+    DeclType::simple("string", DeclKind::String, MIN_STRING_SIZE, max)
+}
+
+const RESERVED: [&str; 21] = [
+    "true", "false", "null", "in", "as", "break", "const", "continue", "else", "for",
+    "function", "if", "import", "let", "loop", "package", "namespace", "return", "var", "void",
+    "while",
+];
+
+/// A property name as a CEL identifier (kube's `cel.Escape`): reserved words become
+/// `__word__`; `__`, `.`, `-` and `/` become `__underscores__`, `__dot__`, `__dash__`,
+/// `__slash__`; names starting with a digit or holding other symbols are not reachable.
+pub fn escape(ident: &str) -> Option<String> {
+    if ident.is_empty() || ident.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    if RESERVED.contains(&ident) {
+        return Some(format!("__{ident}__"));
+    }
+    let mut out = String::with_capacity(ident.len());
+    let mut rest = ident;
+    while let Some(c) = rest.chars().next() {
+        if rest.starts_with("__") {
+            out.push_str("__underscores__");
+            rest = &rest[2..];
+            continue;
+        }
+        match c {
+            '.' => out.push_str("__dot__"),
+            '-' => out.push_str("__dash__"),
+            '/' => out.push_str("__slash__"),
+            c if c.is_ascii_alphanumeric() || c == '_' => out.push(c),
+            _ => return None,
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    Some(out)
+}

@@ -1,0 +1,1 @@
+//! Evaluation of checked expressions with run-time cost accounting.

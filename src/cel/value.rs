@@ -1,0 +1,117 @@
+//! Run-time CEL values. Objects, lists and maps of the object being validated are
+//! views into its JSON (borrowed, converted element by element on access by their
+//! [`DeclType`]), so evaluating a rule copies nothing it does not compute.
+
+use std::any::Any;
+use std::fmt;
+use std::rc::Rc;
+
+use super::decl::DeclType;
+use super::types::Type;
+
+/// A CEL value borrowing from the object under validation and the compiled schema.
+#[derive(Clone, Debug)]
+pub enum Value<'a> {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Uint(u64),
+    Double(f64),
+    String(Str<'a>),
+    Bytes(Rc<[u8]>),
+    Duration(jiff::SignedDuration),
+    Timestamp(jiff::Timestamp),
+    List(List<'a>),
+    Map(Map<'a>),
+    Type(Rc<Type>),
+    Optional(Option<Rc<Value<'a>>>),
+    /// A library value (quantity, IP, CIDR, URL, semver, named format, regex-free types).
+    Opaque(Rc<dyn Opaque>),
+}
+
+/// A string borrowed from the object or the program, or computed.
+#[derive(Clone, Debug)]
+pub enum Str<'a> {
+    Borrowed(&'a str),
+    Owned(Rc<str>),
+}
+
+impl Str<'_> {
+    pub fn as_str(&self) -> &str {
+        match self {
+            Str::Borrowed(s) => s,
+            Str::Owned(s) => s,
+        }
+    }
+}
+
+/// A list: a JSON array read through its item schema, or computed values.
+#[derive(Clone, Debug)]
+pub enum List<'a> {
+    Json {
+        items: &'a [serde_json::Value],
+        /// The list node (its `kind` is `DeclKind::List`): item type and list type.
+        decl: &'a DeclType,
+    },
+    Owned(Rc<Vec<Value<'a>>>),
+}
+
+/// A map or an object: a JSON object read through its schema (an object shows only
+/// its declared properties, under their escaped names), or computed entries.
+#[derive(Clone, Debug)]
+pub enum Map<'a> {
+    Json {
+        fields: &'a serde_json::Map<String, serde_json::Value>,
+        /// `DeclKind::Map` or `DeclKind::Object`.
+        decl: &'a DeclType,
+    },
+    /// A JSON object without schema (under int-or-string dyn values only).
+    Untyped(&'a serde_json::Map<String, serde_json::Value>),
+    Owned(Rc<Vec<(Value<'a>, Value<'a>)>>),
+}
+
+/// A value of a library type. Each implements its own equality and, where CEL
+/// defines it, ordering.
+pub trait Opaque: fmt::Debug {
+    /// The cel-go type name (`kubernetes.Quantity`, `net.IP`, ...).
+    fn type_name(&self) -> &'static str;
+    fn equals(&self, other: &dyn Opaque) -> bool;
+    fn as_any(&self) -> &dyn Any;
+}
+
+impl<'a> Value<'a> {
+    pub fn string(s: impl Into<Rc<str>>) -> Value<'a> {
+        Value::String(Str::Owned(s.into()))
+    }
+
+    pub fn list(items: Vec<Value<'a>>) -> Value<'a> {
+        Value::List(List::Owned(Rc::new(items)))
+    }
+}
+
+/// A run-time error, with cel-go's text (`no such key: x`, `division by zero`,
+/// `no such overload`, ...), which kube embeds in its responses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EvalError {
+    /// An error value of the expression.
+    Message(String),
+    /// The per-call cost limit was exceeded: evaluation stops at once.
+    CostLimitExceeded,
+}
+
+impl EvalError {
+    pub fn new(message: impl Into<String>) -> EvalError {
+        EvalError::Message(message.into())
+    }
+}
+
+impl fmt::Display for EvalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EvalError::Message(m) => f.write_str(m),
+            EvalError::CostLimitExceeded => {
+                f.write_str("operation cancelled: actual cost limit exceeded")
+            }
+        }
+    }
+}

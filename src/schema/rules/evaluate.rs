@@ -1,0 +1,346 @@
+//! Running a version's rules over an object, as apiextensions' `cel.Validator.Validate`
+//! does: depth first from the root, each node's rules before its children, one cost
+//! budget for the whole object, transition rules only where an old value correlates, and
+//! failures of unchanged values (ratcheting) turned into warnings.
+
+use serde_json::Value;
+
+use super::compile::{CompiledRule, Validator};
+use super::ratchet::Correlation;
+use crate::cel::eval::CostTracker;
+use crate::cel::eval::json::from_json;
+use crate::cel::value::{EvalError, Value as CelValue};
+use crate::error::{ErrorType, FieldError};
+use crate::gofmt::field_value;
+use crate::schema::{Additional, Schema};
+
+/// kube's `celconfig.PerCallLimit` and `RuntimeCELCostBudget`.
+pub const PER_CALL_LIMIT: u64 = 1_000_000;
+pub const RUNTIME_COST_BUDGET: i64 = 10_000_000;
+/// kube's `celconfig.MaxEvaluatedMessageExpressionSizeBytes`.
+const MAX_MESSAGE_BYTES: usize = 5 * 1024;
+
+/// What the rules found: errors, and the failures ratcheting turned into warnings.
+#[derive(Debug, Default)]
+pub struct Findings {
+    pub errors: Vec<FieldError>,
+    pub warnings: Vec<String>,
+}
+
+pub(super) struct Walk {
+    pub findings: Findings,
+    /// The remaining cost budget; negative once evaluation stopped.
+    pub budget: i64,
+}
+
+impl Walk {
+    pub fn new() -> Walk {
+        Walk {
+            findings: Findings::default(),
+            budget: RUNTIME_COST_BUDGET,
+        }
+    }
+
+    /// `validate`: this node's rules, its allOf branches, then its items or fields.
+    pub fn node<'v>(
+        &mut self,
+        v: &Validator,
+        schema: &'v Schema,
+        path: &str,
+        new: &'v Value,
+        old: Option<&'v Value>,
+        corr: &Correlation<'v>,
+    ) {
+        if new.is_null() {
+            return;
+        }
+        self.expressions(v, path, new, old, corr);
+        if self.budget < 0 {
+            return;
+        }
+        for branch in &v.all_of {
+            // kube does not ratchet allOf failures by the branch's own value.
+            self.node(branch, schema, path, new, old, &corr.without_current());
+            if self.budget < 0 {
+                return;
+            }
+        }
+        match new {
+            Value::Array(items) => self.array(v, schema, path, items, old, corr),
+            Value::Object(fields) => self.object(v, schema, path, fields, old, corr),
+            _ => {}
+        }
+    }
+
+    fn array<'v>(
+        &mut self,
+        v: &Validator,
+        schema: &'v Schema,
+        path: &str,
+        items: &'v [Value],
+        old: Option<&'v Value>,
+        corr: &Correlation<'v>,
+    ) {
+        let (Some(item_validator), Some(item_schema)) = (&v.items, schema.items.as_deref()) else {
+            return;
+        };
+        for (i, item) in items.iter().enumerate() {
+            // Only list-maps correlate old items for transition rules.
+            let old_item = old.and_then(|o| super::ratchet::list_map_match(schema, o, item));
+            let child = corr.index(item);
+            self.node(item_validator, item_schema, &format!("{path}[{i}]"), item, old_item, &child);
+            if self.budget < 0 {
+                return;
+            }
+        }
+    }
+
+    fn object<'v>(
+        &mut self,
+        v: &Validator,
+        schema: &'v Schema,
+        path: &str,
+        fields: &'v serde_json::Map<String, Value>,
+        old: Option<&'v Value>,
+        corr: &Correlation<'v>,
+    ) {
+        let old_fields = old.and_then(Value::as_object);
+        if let (Some(values), Some(Additional::Schema(value_schema))) =
+            (&v.additional, &schema.additional_properties)
+        {
+            for (key, value) in fields {
+                let old_value = old_fields.and_then(|o| o.get(key));
+                let child = corr.key(key, value);
+                self.node(values, value_schema, &format!("{path}[{key}]"), value, old_value, &child);
+                if self.budget < 0 {
+                    return;
+                }
+            }
+        }
+        for (key, value) in fields {
+            let (Some(property), Some(property_schema)) =
+                (v.properties.get(key), schema.properties.get(key))
+            else {
+                continue;
+            };
+            let old_value = old_fields.and_then(|o| o.get(key));
+            let child = corr.key(key, value);
+            let child_path = if path.is_empty() {
+                key.clone()
+            } else {
+                format!("{path}.{key}")
+            };
+            self.node(property, property_schema, &child_path, value, old_value, &child);
+            if self.budget < 0 {
+                return;
+            }
+        }
+    }
+
+    /// `validateExpressions`: each rule of the node in order.
+    fn expressions(&mut self, v: &Validator, path: &str, new: &Value, old: Option<&Value>, corr: &Correlation) {
+        let field = if path.is_empty() { "<nil>" } else { path };
+        if let Some(error) = &v.compilation_error {
+            self.invalid(field, v.schema_type, &format!("rule compiler initialization error: {error}"));
+            return;
+        }
+        if v.rules.is_empty() {
+            return;
+        }
+        let Some(decl) = v.decl.as_deref() else {
+            return;
+        };
+        if self.budget <= 0 {
+            self.out_of_budget(field, v.schema_type);
+            return;
+        }
+        let self_value = from_json(new, decl);
+        let old_value = old.map(|o| from_json(o, decl));
+        for rule in &v.rules {
+            let program = match &rule.program {
+                Ok(p) => p,
+                Err(e) => {
+                    self.invalid(field, v.schema_type, &format!("rule compile error: {e}"));
+                    continue;
+                }
+            };
+            if program.uses_old_self && old_value.is_none() && !rule.optional_old_self {
+                continue;
+            }
+            let old_binding = old_self_binding(rule, old_value.as_ref());
+            let mut tracker = CostTracker {
+                actual: 0,
+                limit: Some(PER_CALL_LIMIT),
+            };
+            let result = program.evaluate(self_value.clone(), old_binding.clone(), &mut tracker);
+            if tracker.actual > i64::MAX as u64 || tracker.actual as i64 > self.budget {
+                self.out_of_budget(field, v.schema_type);
+                self.budget = -1;
+                return;
+            }
+            self.budget -= tracker.actual as i64;
+            match result {
+                Ok(CelValue::Bool(true)) => continue,
+                Ok(_) => {}
+                Err(EvalError::CostLimitExceeded) => {
+                    let detail = format!(
+                        "'{}': no further validation rules will be run due to call cost exceeds limit for rule: {}",
+                        EvalError::CostLimitExceeded,
+                        error_string(rule)
+                    );
+                    self.invalid(field, v.schema_type, &detail);
+                    self.budget = -1;
+                    return;
+                }
+                Err(EvalError::Message(e)) if e.starts_with("no such overload") => {
+                    let detail = format!(
+                        "'{e}': call arguments did not match a supported operator, function or macro signature for rule: {}",
+                        error_string(rule)
+                    );
+                    self.invalid(field, v.schema_type, &detail);
+                    continue;
+                }
+                Err(EvalError::Message(e)) => {
+                    let detail = format!("{e} evaluating rule: {}", error_string(rule));
+                    self.invalid(field, v.schema_type, &detail);
+                    continue;
+                }
+            }
+            if !self.failure(v, rule, path, new, [&self_value, &old_binding], corr) {
+                return;
+            }
+        }
+    }
+
+    /// Reports a rule that evaluated to false; `false` when evaluation must stop.
+    fn failure(
+        &mut self,
+        v: &Validator,
+        rule: &CompiledRule,
+        path: &str,
+        new: &Value,
+        vars: [&CelValue<'_>; 2],
+        corr: &Correlation,
+    ) -> bool {
+        let field = match (&rule.field_path, path.is_empty()) {
+            (Some(sub), true) => sub.clone(),
+            (Some(sub), false) => format!("{path}.{sub}"),
+            (None, true) => "<nil>".to_string(),
+            (None, false) => path.to_string(),
+        };
+        let ratchet = !rule.uses_old_self() && corr.unchanged();
+        let mut detail = None;
+        if let Some(Ok(message)) = &rule.message_expression {
+            let mut tracker = CostTracker {
+                actual: 0,
+                limit: Some(PER_CALL_LIMIT),
+            };
+            let result = message.evaluate(vars[0].clone(), vars[1].clone(), &mut tracker);
+            if tracker.actual > i64::MAX as u64 || tracker.actual as i64 > self.budget {
+                let text = "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run";
+                self.report(ratchet, invalid_error(&field, v.schema_type, text));
+                self.budget = -1;
+                return false;
+            }
+            if let Err(EvalError::CostLimitExceeded) = result {
+                let text = format!(
+                    "no further validation rules will be run due to call cost exceeds limit for messageExpression: {}",
+                    crate::gofmt::quote(&rule.message_expression_source)
+                );
+                self.report(ratchet, invalid_error(&field, v.schema_type, &text));
+                self.budget = -1;
+                return false;
+            }
+            self.budget -= tracker.actual as i64;
+            detail = message_text(result);
+        }
+        let detail = detail.unwrap_or_else(|| match rule.message.as_str() {
+            "" => format!("failed rule: {}", rule.rule),
+            m => m.to_string(),
+        });
+        let value = match new {
+            Value::Object(_) | Value::Array(_) => None,
+            scalar => Some(scalar),
+        };
+        self.report(ratchet, reason_error(&field, value, &detail, rule.reason));
+        true
+    }
+
+    fn report(&mut self, ratchet: bool, error: FieldError) {
+        if ratchet {
+            self.findings.warnings.push(error.message());
+        } else {
+            self.findings.errors.push(error);
+        }
+    }
+
+    fn invalid(&mut self, field: &str, schema_type: &str, detail: &str) {
+        let error = invalid_error(field, schema_type, detail);
+        self.findings.errors.push(error);
+    }
+
+    fn out_of_budget(&mut self, field: &str, schema_type: &str) {
+        let text = "validation failed due to running out of cost budget, no further validation rules will be run";
+        self.invalid(field, schema_type, text);
+    }
+}
+
+/// `oldSelf` as a rule sees it: the old value, or `optional.of`/`optional.none()` for
+/// `optionalOldSelf` rules.
+fn old_self_binding<'a>(rule: &CompiledRule, old: Option<&CelValue<'a>>) -> CelValue<'a> {
+    match (rule.optional_old_self, old) {
+        (true, Some(o)) => CelValue::Optional(Some(std::rc::Rc::new(o.clone()))),
+        (true, None) => CelValue::Optional(None),
+        (false, Some(o)) => o.clone(),
+        (false, None) => CelValue::Null,
+    }
+}
+
+/// The evaluated message, or `None` when kube falls back to `message`.
+fn message_text(result: Result<CelValue<'_>, EvalError>) -> Option<String> {
+    let Ok(CelValue::String(s)) = result else {
+        return None;
+    };
+    let trimmed = s.as_str().trim();
+    if trimmed.is_empty() || trimmed.len() > MAX_MESSAGE_BYTES || trimmed.contains('\n') {
+        return None;
+    }
+    Some(trimmed.to_string())
+}
+
+fn error_string(rule: &CompiledRule) -> &str {
+    if rule.message.is_empty() {
+        &rule.rule
+    } else {
+        &rule.message
+    }
+}
+
+/// `field.Invalid(path, sts.Type, detail)`: the schema type printed as a Go string.
+fn invalid_error(field: &str, schema_type: &str, detail: &str) -> FieldError {
+    FieldError::invalid(field, &Value::String(schema_type.to_string()), detail)
+}
+
+/// kube's `fieldErrorForReason`; objects and lists omit their value.
+fn reason_error(field: &str, value: Option<&Value>, detail: &str, reason: Option<ErrorType>) -> FieldError {
+    match reason {
+        Some(ErrorType::Forbidden) => FieldError::forbidden(field, detail),
+        Some(ErrorType::Required) => FieldError::required(field, detail),
+        Some(ErrorType::Duplicate) => FieldError {
+            reason: ErrorType::Duplicate,
+            field: field.to_string(),
+            detail: match value {
+                Some(v) => format!("Duplicate value: {}", field_value(v)),
+                None => "Duplicate value".to_string(),
+            },
+        },
+        _ => FieldError {
+            reason: ErrorType::Invalid,
+            field: field.to_string(),
+            detail: match value {
+                Some(v) => format!("Invalid value: {}: {detail}", field_value(v)),
+                None => format!("Invalid value: {detail}"),
+            },
+        },
+    }
+}
