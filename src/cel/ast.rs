@@ -131,17 +131,36 @@ impl Source {
     /// cel-go's rendering of one error at a node:
     /// `ERROR: <input>:1:6: message\n | self.x\n | .....^`.
     pub fn error_at(&self, id: Id, message: &str) -> String {
-        match self.location(id) {
-            Some((line, column)) => {
-                let snippet = self.text.lines().nth(line - 1).unwrap_or_default();
-                let dots: String = std::iter::repeat_n('.', column).collect();
-                format!(
-                    "ERROR: <input>:{line}:{}: {message}\n | {snippet}\n | {dots}^",
-                    column + 1
-                )
+        self.render_error(self.location(id), message)
+    }
+
+    /// cel-go's `common.Error.ToDisplayString` for an error at `location` (1-based line,
+    /// 0-based column in characters), or at cel-go's `NoLocation` (`-1:0`, no snippet).
+    /// Tabs show as spaces; a multi-byte character under the dots or the caret is
+    /// marked with the full-width `．`/`＾`, as cel-go does.
+    pub fn render_error(&self, location: Option<(usize, usize)>, message: &str) -> String {
+        let Some((line, column)) = location else {
+            return format!("ERROR: <input>:-1:0: {message}");
+        };
+        let mut out = format!("ERROR: <input>:{line}:{}: {message}", column + 1);
+        // cel-go splits lines on '\n' only, and shows no snippet of an empty source
+        // or of one over 16384 bytes.
+        let snippet = match line.checked_sub(1) {
+            Some(index) if !self.text.is_empty() => self.text.split('\n').nth(index),
+            _ => None,
+        };
+        if let Some(snippet) = snippet.filter(|s| s.len() <= 16384) {
+            let snippet = snippet.replace('\t', " ");
+            let mut chars = snippet.chars();
+            let mut marks = String::new();
+            for c in chars.by_ref().take(column) {
+                marks.push(if c.len_utf8() > 1 { '\u{ff0e}' } else { '.' });
             }
-            None => format!("ERROR: <input>:-1:0: {message}"),
+            let wide = chars.next().is_some_and(|c| c.len_utf8() > 1);
+            marks.push(if wide { '\u{ff3e}' } else { '^' });
+            out.push_str(&format!("\n | {snippet}\n | {marks}"));
         }
+        out
     }
 }
 

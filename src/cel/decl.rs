@@ -112,12 +112,12 @@ fn zero_if_negative(n: i64) -> i64 {
 
 fn from_schema(s: &Schema, resource_root: bool, name: &str) -> Option<DeclType> {
     if s.int_or_string {
-        return Some(DeclType::simple(
-            "dyn",
-            DeclKind::IntOrString,
-            MIN_STRING_SIZE,
-            MAX_REQUEST_SIZE_BYTES - 2,
-        ));
+        // kube: the smallest serialized int-or-string is `0`; `maxLength` bounds it as
+        // it bounds strings (×4 bytes per code point).
+        let max = s
+            .max_length
+            .map_or(MAX_REQUEST_SIZE_BYTES - 2, |n| zero_if_negative(n).saturating_mul(4));
+        return Some(DeclType::simple("dyn", DeclKind::IntOrString, MIN_NUMBER_SIZE, max));
     }
     match s.type_ {
         SchemaType::Array => {
@@ -291,3 +291,6 @@ pub fn escape(ident: &str) -> Option<String> {
     }
     Some(out)
 }
+
+#[cfg(test)]
+mod tests;

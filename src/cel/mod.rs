@@ -33,6 +33,7 @@ pub mod eval;
 pub mod functions;
 pub mod lib;
 pub mod parse;
+pub mod program;
 
 pub mod stdlib;
 pub mod types;

@@ -92,7 +92,7 @@ impl Program {
             .refs
             .values()
             .any(|r| matches!(r, super::checked::Reference::Variable(n) if n == OLD_SELF));
-        let cost = cost::estimate(&checked, env);
+        let cost = cost::estimate_with_root(&checked, Some(decl));
         let plan = Plan::new(&checked, env, &[SELF, OLD_SELF])?;
         Ok(Program {
             plan,

@@ -77,6 +77,23 @@ pub trait Opaque: fmt::Debug {
     fn type_name(&self) -> &'static str;
     fn equals(&self, other: &dyn Opaque) -> bool;
     fn as_any(&self) -> &dyn Any;
+    /// cel-go's `traits.Sizer` where the type has one (`net.IP`, `net.CIDR`: bytes), which
+    /// run-time costs of library calls read.
+    fn size(&self) -> Option<i64> {
+        None
+    }
+    /// kube's `Format.MaxRegexSize` (named formats only), which the run-time cost of
+    /// `validate` reads.
+    fn max_regex_size(&self) -> Option<u64> {
+        None
+    }
+    /// cel-go's `Equal` with this value on the left, which can fail: kube's library types
+    /// answer `no such overload` for an operand they do not accept (`None`: a value that
+    /// is not opaque). `==` propagates that error; list `in` and `indexOf` treat it as
+    /// unequal. By default, [`Opaque::equals`], and false for non-opaque values.
+    fn try_equals(&self, other: Option<&dyn Opaque>) -> Result<bool, EvalError> {
+        Ok(other.is_some_and(|o| self.equals(o)))
+    }
 }
 
 impl<'a> Value<'a> {

@@ -32,6 +32,8 @@ pub struct ServedVersion {
     pub schema: Option<serde_json::Value>,
     /// The same schema compiled once: pruning, defaulting and validation walk it.
     pub structural: crate::schema::Schema,
+    /// The schema's `x-kubernetes-validations`, compiled once.
+    pub rules: crate::schema::rules::Rules,
     /// `selectableFields` as field selector names (`spec.color`).
     pub selectable_fields: Vec<String>,
 }
@@ -214,6 +216,7 @@ fn served_version(
             .clone()
             .unwrap_or_else(|| format!("{group}/{} {kind} is deprecated", v.name))
     });
+    let structural = compile_schema(group, kind, &v.name, schema.as_ref());
     Ok(ServedVersion {
         name: v.name.clone(),
         deprecation_warning,
@@ -232,7 +235,8 @@ fn served_version(
             .flatten()
             .map(|f| f.json_path.trim_start_matches('.').to_string())
             .collect(),
-        structural: compile_schema(group, kind, &v.name, schema.as_ref()),
+        rules: crate::schema::rules::Rules::compile(&structural),
+        structural,
         schema,
     })
 }

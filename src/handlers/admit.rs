@@ -9,7 +9,7 @@ use crate::handlers::context::Target;
 use crate::request::negotiate::BodyFormat;
 use crate::request::options::FieldValidation;
 use crate::request::strict;
-use crate::schema::{default, prune, validate};
+use crate::schema::{default, prune, rules, validate};
 
 /// Strict-decoding findings: duplicate fields of the request body, in kube's words
 /// (`duplicate field "spec.a"`), empty when the directive ignores them.
@@ -112,12 +112,15 @@ pub fn coerce_stored(ctx: &Target, object: &mut Value) {
 }
 
 /// Everything kube's strategy reports for an object to store: the metadata rules'
-/// `meta_errors` first, then the version's schema validation (ratcheted against `old`).
+/// `meta_errors` first, then the version's schema validation (ratcheted against `old`),
+/// then its CEL rules unless an earlier error blocks them. Rule failures that
+/// ratcheting forgives are added to `warnings`.
 pub fn validate(
     ctx: &Target,
     new: &Value,
     old: Option<&Value>,
     mut meta_errors: Vec<FieldError>,
+    warnings: &mut Vec<String>,
 ) -> Vec<FieldError> {
     let version = ctx.version();
     meta_errors.extend(validate::object(
@@ -126,12 +129,41 @@ pub fn validate(
         old,
         version.scale.as_ref(),
     ));
-    meta_errors
+    evaluate_rules(ctx, new, old, meta_errors, warnings)
 }
 
 /// An update through `/status`: the status is validated (ratcheted), then the scale
-/// subresource's status replicas and selector.
-pub fn validate_status(ctx: &Target, new: &Value, old: &Value) -> Vec<FieldError> {
+/// subresource's status replicas and selector, then the rules of the whole object.
+pub fn validate_status(
+    ctx: &Target,
+    new: &Value,
+    old: &Value,
+    warnings: &mut Vec<String>,
+) -> Vec<FieldError> {
     let version = ctx.version();
-    validate::validate_status_update(&version.structural, new, old, version.scale.as_ref())
+    let errors =
+        validate::validate_status_update(&version.structural, new, old, version.scale.as_ref());
+    evaluate_rules(ctx, new, Some(old), errors, warnings)
+}
+
+/// The CEL step of kube's strategy: skipped, with kube's cause, after blocking errors.
+fn evaluate_rules(
+    ctx: &Target,
+    new: &Value,
+    old: Option<&Value>,
+    mut errors: Vec<FieldError>,
+    warnings: &mut Vec<String>,
+) -> Vec<FieldError> {
+    let version = ctx.version();
+    if version.rules.is_empty() {
+        return errors;
+    }
+    if rules::blocked(&errors) {
+        errors.push(rules::not_checked());
+        return errors;
+    }
+    let findings = version.rules.validate(&version.structural, new, old);
+    errors.extend(findings.errors);
+    warnings.extend(findings.warnings);
+    errors
 }

@@ -158,7 +158,10 @@ async fn write_scale(
         set_path(&mut new, &paths.spec_replicas, replicas);
         // The object is then checked as any update of it: metadata, its schema (ratcheted).
         let meta_errors = lifecycle::prepare_update(&mut new, current, &write_target(ctx)).err();
-        let causes = admit::validate(ctx, &new, Some(current), meta_errors.unwrap_or_default());
+        // kube's scale handler sends no warnings of the object's own update.
+        let mut ignored = Vec::new();
+        let meta_errors = meta_errors.unwrap_or_default();
+        let causes = admit::validate(ctx, &new, Some(current), meta_errors, &mut ignored);
         if !causes.is_empty() {
             return Err(invalid(ctx, name, causes));
         }

@@ -104,9 +104,16 @@ pub async fn create(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
     let mut object = decode_object(&call.body, format)?;
     check_type_meta(ctx, &object)?;
     check_namespace(ctx, &object)?;
-    let warnings = admit::coerce_body(ctx, &mut object, duplicates, options.field_validation)?;
+    let mut warnings =
+        admit::coerce_body(ctx, &mut object, duplicates, options.field_validation)?;
     let meta_errors = lifecycle::prepare_create(&mut object, &write_target(ctx)).err();
-    let causes = admit::validate(ctx, &object, None, meta_errors.unwrap_or_default());
+    let causes = admit::validate(
+        ctx,
+        &object,
+        None,
+        meta_errors.unwrap_or_default(),
+        &mut warnings,
+    );
     if !causes.is_empty() {
         return Err(invalid(ctx, obj::name(&object), causes));
     }
@@ -219,10 +226,11 @@ fn next_object(
     }
     let causes = if call.info.subresource == Subresource::Status {
         new = lifecycle::prepare_status_update(&new, current);
-        admit::validate_status(ctx, &new, current)
+        admit::validate_status(ctx, &new, current, &mut warnings)
     } else {
         let meta_errors = lifecycle::prepare_update(&mut new, current, &write_target(ctx)).err();
-        admit::validate(ctx, &new, Some(current), meta_errors.unwrap_or_default())
+        let meta_errors = meta_errors.unwrap_or_default();
+        admit::validate(ctx, &new, Some(current), meta_errors, &mut warnings)
     };
     if !causes.is_empty() {
         return Err(invalid(ctx, name, causes));

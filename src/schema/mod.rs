@@ -8,6 +8,7 @@ pub mod formats;
 pub mod node;
 pub mod pattern;
 pub mod prune;
+pub mod rules;
 
 pub mod scale;
 pub mod structural;

@@ -73,13 +73,6 @@ impl SizeEstimate {
         }
     }
 
-    pub fn add(self, o: SizeEstimate) -> SizeEstimate {
-        SizeEstimate {
-            min: safe_add(self.min, o.min),
-            max: safe_add(self.max, o.max),
-        }
-    }
-
     pub fn multiply(self, o: SizeEstimate) -> SizeEstimate {
         SizeEstimate {
             min: safe_multiply(self.min, o.min),
@@ -121,13 +114,6 @@ impl CostEstimate {
         }
     }
 
-    pub fn add(self, o: CostEstimate) -> CostEstimate {
-        CostEstimate {
-            min: safe_add(self.min, o.min),
-            max: safe_add(self.max, o.max),
-        }
-    }
-
     pub fn multiply(self, o: CostEstimate) -> CostEstimate {
         CostEstimate {
             min: safe_multiply(self.min, o.min),
@@ -158,6 +144,30 @@ impl CostEstimate {
     }
 }
 
+/// Saturating, as cel-go's `Add`.
+impl std::ops::Add for SizeEstimate {
+    type Output = SizeEstimate;
+
+    fn add(self, o: SizeEstimate) -> SizeEstimate {
+        SizeEstimate {
+            min: safe_add(self.min, o.min),
+            max: safe_add(self.max, o.max),
+        }
+    }
+}
+
+/// Saturating, as cel-go's `Add`.
+impl std::ops::Add for CostEstimate {
+    type Output = CostEstimate;
+
+    fn add(self, o: CostEstimate) -> CostEstimate {
+        CostEstimate {
+            min: safe_add(self.min, o.min),
+            max: safe_add(self.max, o.max),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,7 +188,10 @@ mod tests {
         }
         assert_eq!(safe_multiply_by_factor(10, -1.0), 0);
         assert_eq!(safe_add(u64::MAX - 5, 10), u64::MAX);
-        assert_eq!(safe_multiply(u64::from(u32::MAX), u64::from(u32::MAX) * 2), u64::MAX);
+        assert_eq!(
+            safe_multiply(u64::from(u32::MAX), u64::from(u32::MAX) * 2),
+            u64::MAX
+        );
         assert_eq!(safe_multiply(u64::MAX, 0), 0);
         assert_eq!(safe_ceil(f64::INFINITY), u64::MAX);
         assert_eq!(safe_ceil(f64::NAN), 0);

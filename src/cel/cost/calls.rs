@@ -2,6 +2,8 @@
 //! first (cel-go extensions by overload id, then kube's by function name), then cel-go's
 //! own rules for string, list, regex and logical operators, else 1 plus the arguments.
 
+use std::ops::Add;
+
 use super::arith::{
     CostEstimate, REGEX_STRING_LENGTH_COST_FACTOR, STRING_TRAVERSAL_COST_FACTOR, SizeEstimate,
 };
@@ -82,7 +84,10 @@ impl<'a> Coster<'a> {
             }
             None => None,
         };
-        let mut fn_cost = CostEstimate { min: u64::MAX, max: 0 };
+        let mut fn_cost = CostEstimate {
+            min: u64::MAX,
+            max: 0,
+        };
         let mut result_size: Option<SizeEstimate> = None;
         for overload in overloads {
             let call = Call {
@@ -221,9 +226,16 @@ impl<'a> Coster<'a> {
                 CallEstimate::sized(cost.add(arg_sum), result)
             }
             (
-                "less_string" | "greater_string" | "less_equals_string" | "greater_equals_string"
-                | "less_bytes" | "greater_bytes" | "less_equals_bytes" | "greater_equals_bytes"
-                | "equals" | "not_equals",
+                "less_string"
+                | "greater_string"
+                | "less_equals_string"
+                | "greater_equals_string"
+                | "less_bytes"
+                | "greater_bytes"
+                | "less_equals_bytes"
+                | "greater_equals_bytes"
+                | "equals"
+                | "not_equals",
                 _,
                 [lhs, rhs, ..],
             ) => {

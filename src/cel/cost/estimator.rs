@@ -2,15 +2,17 @@
 //! selects, literals, list and map creation and comprehensions, with cel-go's tracking of
 //! field paths, local variables and computed sizes. Calls are in [`super::calls`].
 
+use std::ops::Add;
+
 use std::collections::HashMap;
 
+use super::SizeEstimator;
 use super::arith::{
     CostEstimate, LIST_CREATE_BASE_COST, MAP_CREATE_BASE_COST, SELECT_AND_IDENT_COST,
     STRUCT_CREATE_BASE_COST, SizeEstimate,
 };
 use crate::cel::ast::{Comprehension, Expr, ExprKind, Id, Literal};
 use crate::cel::checked::Checked;
-use crate::cel::decl::{DeclKind, DeclType};
 use crate::cel::types::Type;
 
 /// cel-go's accumulator names (`parser.AccumulatorName`, `parser.HiddenAccumulatorName`).
@@ -58,9 +60,7 @@ struct Local {
 
 pub(super) struct Coster<'a> {
     pub checked: &'a Checked,
-    /// The rule's scope declaration: kube's size estimator resolves every path from it,
-    /// whatever the path's first element.
-    root: Option<&'a DeclType>,
+    sizer: &'a dyn SizeEstimator,
     paths: HashMap<Id, Path>,
     locals: HashMap<String, Vec<Local>>,
     sizes: HashMap<Id, SizeEstimate>,
@@ -68,10 +68,10 @@ pub(super) struct Coster<'a> {
 }
 
 impl<'a> Coster<'a> {
-    pub fn new(checked: &'a Checked, root: Option<&'a DeclType>) -> Coster<'a> {
+    pub fn new(checked: &'a Checked, sizer: &'a dyn SizeEstimator) -> Coster<'a> {
         Coster {
             checked,
-            root,
+            sizer,
             paths: HashMap::new(),
             locals: HashMap::new(),
             sizes: HashMap::new(),
@@ -99,7 +99,10 @@ impl<'a> Coster<'a> {
             ExprKind::List { elements, .. } => self.cost_create_list(e, elements),
             ExprKind::Map { entries } => {
                 let mut sum = CostEstimate::default();
-                let mut key = SizeEstimate { min: u64::MAX, max: 0 };
+                let mut key = SizeEstimate {
+                    min: u64::MAX,
+                    max: 0,
+                };
                 let mut val = key;
                 if entries.is_empty() {
                     (key.min, val.min) = (0, 0);
@@ -109,7 +112,11 @@ impl<'a> Coster<'a> {
                     key = key.union(self.size_or_unknown(&entry.key));
                     val = val.union(self.size_or_unknown(&entry.value));
                 }
-                let entry = EntrySize { list: false, key, val };
+                let entry = EntrySize {
+                    list: false,
+                    key,
+                    val,
+                };
                 self.entry_sizes.insert(e.id, entry);
                 sum.add(CostEstimate::fixed(MAP_CREATE_BASE_COST))
             }
@@ -125,7 +132,13 @@ impl<'a> Coster<'a> {
         }
     }
 
-    fn cost_select(&mut self, e: &Expr, operand: &'a Expr, field: &str, test: bool) -> CostEstimate {
+    fn cost_select(
+        &mut self,
+        e: &Expr,
+        operand: &'a Expr,
+        field: &str,
+        test: bool,
+    ) -> CostEstimate {
         if test {
             // kube sets `PresenceTestHasCost(false)`: only the operand costs.
             return self.cost(operand);
@@ -145,7 +158,10 @@ impl<'a> Coster<'a> {
 
     fn cost_create_list(&mut self, e: &Expr, elements: &'a [Expr]) -> CostEstimate {
         let mut sum = CostEstimate::default();
-        let mut item = SizeEstimate { min: u64::MAX, max: 0 };
+        let mut item = SizeEstimate {
+            min: u64::MAX,
+            max: 0,
+        };
         if elements.is_empty() {
             item.min = 0;
         }
@@ -314,7 +330,7 @@ impl<'a> Coster<'a> {
             return Some(size);
         }
         let path = self.path(e);
-        if let Some(size) = self.estimate_size(&path) {
+        if let Some(size) = self.estimate_size(&path, self.checked.type_of(e.id)) {
             self.sizes.insert(e.id, size);
             return Some(size);
         }
@@ -341,36 +357,15 @@ impl<'a> Coster<'a> {
         EntrySize::union(self.compute_entry_size(a), self.compute_entry_size(b))
     }
 
-    /// kube's `sizeEstimator.EstimateSize` (apiextensions `compilation.go`): the path's
-    /// first element is skipped and the rest walked from the rule's scope; the bound is
-    /// the reached node's `MaxElements`.
-    pub fn estimate_size(&self, path: &[String]) -> Option<SizeEstimate> {
-        let (_, rest) = path.split_first()?;
-        let mut node = self.root?;
-        let mut keys = false;
-        for name in rest {
-            if keys {
-                // Map keys are kube's plain `StringType`: no elements, no fields.
-                return None;
-            }
-            node = match (name.as_str(), &node.kind) {
-                ("@items" | "@values", DeclKind::List { elem, .. }) => elem,
-                ("@items" | "@values", DeclKind::Map { value }) => value,
-                ("@keys", DeclKind::Map { .. }) => {
-                    keys = true;
-                    continue;
-                }
-                (field, _) => &node.field(field)?.decl,
-            };
-        }
-        let max = if keys { 0 } else { node.max_elements.max(0) as u64 };
-        Some(SizeEstimate { min: 0, max })
+    /// The size estimator's bound for a path (cel-go `EstimateSize`).
+    pub fn estimate_size(&self, path: &[String], ty: &Type) -> Option<SizeEstimate> {
+        self.sizer.estimate_size(path, ty)
     }
 
     /// kube's `sizeEstimate`: the computed size, else the schema bound, else unknown.
     pub fn node_size(&self, n: &Node) -> SizeEstimate {
         n.computed
-            .or_else(|| self.estimate_size(&n.path))
+            .or_else(|| self.estimate_size(&n.path, &n.ty))
             .unwrap_or(SizeEstimate::UNKNOWN)
     }
 }

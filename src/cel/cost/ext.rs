@@ -2,6 +2,8 @@
 //! (`checker.OverloadCostEstimate`): `ext.Lists(ListsVersion(3))` with its version-3
 //! ("legacy") flatten, distinct and sort estimates, and `ext.Sets()`.
 
+use std::ops::Add;
+
 use super::arith::{
     CostEstimate, LIST_CREATE_BASE_COST, STRING_TRAVERSAL_COST_FACTOR, SizeEstimate,
 };
@@ -22,10 +24,16 @@ pub(super) fn estimate_call(c: &Coster, call: &Call) -> Option<CallEstimate> {
             let start = literal_uint(start, 0);
             // Go's unsigned subtraction wraps when start > end.
             let end = literal_uint(end, sz.max);
-            Some(allocating(1.0, SizeEstimate::fixed(end.wrapping_sub(start))))
+            Some(allocating(
+                1.0,
+                SizeEstimate::fixed(end.wrapping_sub(start)),
+            ))
         }
         "lists_range" => match (target, args) {
-            (None, [n]) => Some(allocating(1.0, SizeEstimate::fixed(literal_uint(n, u64::MAX)))),
+            (None, [n]) => Some(allocating(
+                1.0,
+                SizeEstimate::fixed(literal_uint(n, u64::MAX)),
+            )),
             _ => None,
         },
         "list_reverse" if args.is_empty() => Some(allocating(1.0, c.node_size(target?))),
@@ -38,7 +46,10 @@ pub(super) fn estimate_call(c: &Coster, call: &Call) -> Option<CallEstimate> {
             let target = target?;
             let sz = c.node_size(target);
             let elem_is_text = matches!(&target.ty, Type::List(e) if is_text(e));
-            Some(allocating(self_compare_factor(elem_is_text), sz.multiply(sz)))
+            Some(allocating(
+                self_compare_factor(elem_is_text),
+                sz.multiply(sz),
+            ))
         }
         "list_sets_contains_list" | "list_sets_intersects_list" => sets(c, args, 1.0),
         "list_sets_equivalent_list" => sets(c, args, 2.0),

@@ -1,1 +1,81 @@
-//! Evaluation of checked expressions with run-time cost accounting.
+//! Evaluation of checked expressions with run-time cost accounting: a [`Plan`] is built
+//! once per rule (shared between threads) and evaluated against [`Value`]s with
+//! cel-go's semantics and costs as kube configures them (`OptOptimize`, cost tracking,
+//! `PresenceTestHasCost(false)`).
+
+mod cost;
+mod exec;
+mod fold;
+pub mod gotime;
+pub mod json;
+mod konst;
+mod node;
+pub mod ops;
+mod plan;
+pub mod regex;
+
+#[cfg(test)]
+mod tests;
+
+pub use cost::default_call_cost;
+pub use json::{from_json, try_from_json};
+
+use crate::cel::checked::Checked;
+use crate::cel::env::Env;
+use crate::cel::value::{EvalError, Value};
+
+/// A rule planned for evaluation.
+#[derive(Debug)]
+pub struct Plan {
+    root: node::Node,
+    roots: usize,
+    slots: usize,
+    presence_test_has_cost: bool,
+}
+
+/// The run-time cost of one evaluation, and the limit that stops it
+/// (`operation cancelled: actual cost limit exceeded`).
+#[derive(Clone, Debug, Default)]
+pub struct CostTracker {
+    pub actual: u64,
+    pub limit: Option<u64>,
+}
+
+impl Plan {
+    /// Plans a checked expression whose root variables are `vars`, in slot order.
+    /// Fails as cel-go's program creation does (an invalid constant regex or a constant
+    /// conversion that errors).
+    pub fn new(checked: &Checked, env: &Env, vars: &[&str]) -> Result<Plan, String> {
+        let mut planner = plan::Planner::new(checked, env, vars);
+        let root = planner.plan(&checked.ast.expr)?;
+        Ok(Plan {
+            root,
+            roots: vars.len(),
+            slots: planner.slots,
+            presence_test_has_cost: false,
+        })
+    }
+
+    /// cel-go's default (kube turns it off): `has()` costs 1.
+    pub fn with_presence_test_cost(mut self, has_cost: bool) -> Plan {
+        self.presence_test_has_cost = has_cost;
+        self
+    }
+
+    /// Evaluates with the root variables' values in slot order, adding to `tracker`.
+    pub fn evaluate<'a>(
+        &self,
+        vars: &[Value<'a>],
+        tracker: &mut CostTracker,
+    ) -> Result<Value<'a>, EvalError> {
+        let mut slots: Vec<Option<ops::Outcome<'a>>> = Vec::with_capacity(self.slots);
+        slots.extend(vars.iter().take(self.roots).map(|v| Some(Ok(v.clone()))));
+        slots.resize_with(self.slots, || None);
+        let mut frame = exec::Frame {
+            slots,
+            tracker,
+            presence_test_has_cost: self.presence_test_has_cost,
+        };
+        frame.eval(&self.root)
+    }
+}

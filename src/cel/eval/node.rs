@@ -35,7 +35,10 @@ pub(super) enum Node {
     },
     Fold(Box<Fold>),
     /// `x in [constants]` after cel-go's set-membership optimization: no call cost.
-    SetMembership { arg: Box<Node>, set: Vec<Const> },
+    SetMembership {
+        arg: Box<Node>,
+        set: Vec<Const>,
+    },
 }
 
 /// How an attribute's evaluation is observed.
@@ -52,7 +55,6 @@ pub(super) enum Watch {
 /// An attribute: a base and the qualifiers applied to it, in order.
 #[derive(Debug)]
 pub(super) struct Attr {
-    pub id: u32,
     pub base: Base,
     pub quals: Vec<Qual>,
     pub watch: Watch,

@@ -21,7 +21,10 @@ pub fn no_such_overload() -> EvalError {
 /// cel-go's `no such overload: f(int, string)` from a failed run-time type guard.
 pub fn no_matching_overload(function: &str, args: &[Value<'_>]) -> EvalError {
     let names: Vec<&str> = args.iter().map(type_name).collect();
-    EvalError::new(format!("no such overload: {function}({})", names.join(", ")))
+    EvalError::new(format!(
+        "no such overload: {function}({})",
+        names.join(", ")
+    ))
 }
 
 /// cel-go's run-time type name of a value.
@@ -176,7 +179,11 @@ fn key_equal(a: &Value<'_>, b: &Value<'_>) -> bool {
 fn list_index(key: &Value<'_>) -> Result<i64, EvalError> {
     match key {
         Value::Int(i) => Ok(*i),
-        Value::Double(d) if d.fract() == 0.0 && *d >= -9.223_372_036_854_776e18 && *d < 9.223_372_036_854_776e18 => {
+        Value::Double(d)
+            if d.fract() == 0.0
+                && *d >= -9.223_372_036_854_776e18
+                && *d < 9.223_372_036_854_776e18 =>
+        {
             Ok(*d as i64)
         }
         Value::Uint(u) if i64::try_from(*u).is_ok() => Ok(*u as i64),
@@ -339,10 +346,18 @@ pub fn format_g(d: f64) -> String {
         return "NaN".into();
     }
     if d.is_infinite() {
-        return if d > 0.0 { "+Inf".into() } else { "-Inf".into() };
+        return if d > 0.0 {
+            "+Inf".into()
+        } else {
+            "-Inf".into()
+        };
     }
     if d == 0.0 {
-        return if d.is_sign_negative() { "-0".into() } else { "0".into() };
+        return if d.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
     }
     // Shortest round-trip digits and decimal exponent from Rust's `{:e}`.
     let sci = format!("{:e}", d.abs());
@@ -352,7 +367,11 @@ pub fn format_g(d: f64) -> String {
     let sign = if d < 0.0 { "-" } else { "" };
     if !(-4..6).contains(&exp) {
         let (first, rest) = digits.split_at(1);
-        let frac = if rest.is_empty() { String::new() } else { format!(".{rest}") };
+        let frac = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(".{rest}")
+        };
         let esign = if exp < 0 { '-' } else { '+' };
         return format!("{sign}{first}{frac}e{esign}{:02}", exp.abs());
     }

@@ -45,17 +45,7 @@ pub(super) fn strings_of<'a>(
     list: &List<'a>,
     bad: impl Fn(&Value<'a>) -> EvalError,
 ) -> Result<Vec<Rc<str>>, EvalError> {
-    let items: Vec<Value<'a>> = match list {
-        List::Owned(items) => items.iter().cloned().collect(),
-        List::Json { items, .. } => items
-            .iter()
-            .map(|item| match item {
-                serde_json::Value::String(s) => Value::string(s.as_str()),
-                _ => Value::Null,
-            })
-            .collect(),
-    };
-    items
+    crate::cel::eval::ops::list_items(list)?
         .iter()
         .map(|item| match item {
             Value::String(s) => Ok(Rc::from(s.as_str())),

@@ -29,12 +29,10 @@ impl Opaque for Cidr {
     fn as_any(&self) -> &dyn Any {
         self
     }
-}
 
-impl Cidr {
-    /// kube's `Size`: the prefix length in whole bytes, rounded up, for the cost model.
-    pub fn size(&self) -> i64 {
-        i64::from(self.0.bits.div_ceil(8))
+    /// kube's `Size`, the prefix length in bytes, rounded up.
+    fn size(&self) -> Option<i64> {
+        Some(i64::from(self.0.bits.div_ceil(8)))
     }
 }
 
@@ -82,7 +80,12 @@ pub fn library() -> Library {
                 Type::Bool,
             ),
             Decl::member("cidr_ip", "ip", vec![cidr()], ip()),
-            Decl::member("cidr_prefix_length", "prefixLength", vec![cidr()], Type::Int),
+            Decl::member(
+                "cidr_prefix_length",
+                "prefixLength",
+                vec![cidr()],
+                Type::Int,
+            ),
             Decl::member("cidr_masked", "masked", vec![cidr()], cidr()),
             Decl::global("is_cidr", "isCIDR", vec![Type::String], Type::Bool),
             Decl::global("cidr_to_string", "string", vec![cidr()], Type::String),
@@ -91,7 +94,10 @@ pub fn library() -> Library {
             ("string_to_cidr", Impl::Unary(string_to_cidr)),
             ("cidr_contains_ip_string", Impl::Binary(contains_ip_string)),
             ("cidr_contains_ip_ip", Impl::Binary(contains_ip)),
-            ("cidr_contains_cidr_string", Impl::Binary(contains_cidr_string)),
+            (
+                "cidr_contains_cidr_string",
+                Impl::Binary(contains_cidr_string),
+            ),
             ("cidr_contains_cidr", Impl::Binary(contains_cidr)),
             ("cidr_ip", Impl::Unary(cidr_ip)),
             ("cidr_prefix_length", Impl::Unary(prefix_length)),
@@ -138,7 +144,9 @@ fn contains_cidr_string<'a>(cidr: &Value<'a>, other: &Value<'a>) -> Outcome<'a> 
 /// Overlapping and at least as long a prefix.
 fn contains_cidr<'a>(cidr: &Value<'a>, other: &Value<'a>) -> Outcome<'a> {
     let (outer, inner) = (cidr_of(cidr)?, cidr_of(other)?);
-    Ok(Value::Bool(outer.overlaps(inner) && outer.bits <= inner.bits))
+    Ok(Value::Bool(
+        outer.overlaps(inner) && outer.bits <= inner.bits,
+    ))
 }
 
 fn cidr_ip<'a>(arg: &Value<'a>) -> Outcome<'a> {

@@ -30,12 +30,10 @@ impl Opaque for Ip {
     fn as_any(&self) -> &dyn Any {
         self
     }
-}
 
-impl Ip {
-    /// kube's `Size`: the address length in bytes (4 or 16), for the cost model.
-    pub fn size(&self) -> i64 {
-        i64::from(self.0.bit_len() / 8)
+    /// kube's `Size`, the address length in bytes (4 or 16).
+    fn size(&self) -> Option<i64> {
+        Some(i64::from(self.0.bit_len() / 8))
     }
 }
 
@@ -93,7 +91,10 @@ pub fn library() -> Library {
                 "ip_is_link_local_multicast",
                 Impl::Unary(is_link_local_multicast),
             ),
-            ("ip_is_link_local_unicast", Impl::Unary(is_link_local_unicast)),
+            (
+                "ip_is_link_local_unicast",
+                Impl::Unary(is_link_local_unicast),
+            ),
             ("ip_is_global_unicast", Impl::Unary(is_global_unicast)),
             ("is_ip", Impl::Unary(is_ip)),
             ("ip_to_string", Impl::Unary(ip_to_string)),

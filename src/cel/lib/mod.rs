@@ -1,8 +1,22 @@
 //! The Kubernetes CEL libraries and the cel-go extensions kube enables for CRD rules.
 
 mod argv;
-mod cidr;
-mod ip;
+#[cfg(test)]
+mod kube_part2_e2e;
+pub mod cidr;
+pub mod format;
+mod elems;
+mod extlists;
+pub mod ip;
+#[cfg(test)]
+mod kube_part1_e2e;
+mod lists;
+pub mod regex;
+pub mod strings;
+pub mod urls;
+mod quantity;
+mod semver;
+mod sets;
 
 use super::functions::Library;
 
@@ -11,5 +25,14 @@ pub fn library() -> Library {
     let mut library = Library::default();
     library.extend(ip::library());
     library.extend(cidr::library());
+    library.extend(urls::library());
+    library.extend(format::library());
+    library.extend(regex::library());
+    library.extend(strings::library());
+    library.extend(quantity::library());
+    library.extend(semver::library());
+    library.extend(lists::library());
+    library.extend(sets::library());
+    library.extend(extlists::library());
     library
 }

@@ -32,3 +32,31 @@ fn list_of(t: Type) -> Type {
 fn map_of(k: Type, v: Type) -> Type {
     Type::map(k, v)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    #[test]
+    fn decls_overload_ids_unique_and_cel_go_counts() {
+        let all = super::decls();
+        let ids: HashSet<&str> = all.iter().map(|d| d.id).collect();
+        assert_eq!(ids.len(), all.len());
+        let count = |f: &str| all.iter().filter(|d| d.function == f).count();
+        let cases = [
+            ("_<_", 14),
+            ("_>=_", 14),
+            ("_+_", 9),
+            ("size", 8),
+            ("int", 6),
+        ];
+        for (function, want) in cases {
+            assert_eq!(count(function), want, "{function}");
+        }
+        assert_eq!(
+            count("_[_]"),
+            4,
+            "index_list, index_map and the optional ones"
+        );
+    }
+}

@@ -105,7 +105,14 @@ fn check_schema(schema_path: &str, version: &CustomResourceDefinitionVersion) ->
     } else {
         Vec::new()
     };
-    report.with_default_errors(defaults)
+    let mut errors = report.with_default_errors(defaults);
+    // kube compiles the rules only for a schema that is structural, with valid defaults.
+    if errors.is_empty() {
+        let env = crate::cel::env::stored();
+        let compiled = crate::schema::Schema::parse(&value);
+        errors = crate::schema::rules::definition::errors(&env, &compiled, schema_path);
+    }
+    errors
 }
 
 fn deprecation_warning_errors(deprecated: bool, warning: Option<&str>) -> Vec<String> {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::cel::cost::{self, CostEstimate};
+use crate::cel::cost::CostEstimate;
 use crate::cel::decl::{DeclKind, DeclType, MAX_REQUEST_SIZE_BYTES, escape};
 use crate::cel::env::Env;
 use crate::cel::program::{Output, Program};

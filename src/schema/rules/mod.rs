@@ -72,3 +72,6 @@ pub fn not_checked() -> FieldError {
         "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
     )
 }
+
+#[cfg(test)]
+mod tests;

@@ -17,7 +17,7 @@ mod complete;
 mod convert;
 mod errors;
 mod gojson;
-mod goregex;
+pub(crate) mod goregex;
 mod invariants;
 mod listmap;
 mod nested;

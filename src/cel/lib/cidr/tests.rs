@@ -46,7 +46,11 @@ fn cidr_parse_table_match_kube() {
         };
         assert_eq!(got, want, "cidr({input:?})");
         let is = outcome(call(&library(), "is_cidr", &[s(input)]));
-        assert_eq!(is, (!want.starts_with("error")).to_string(), "isCIDR({input:?})");
+        assert_eq!(
+            is,
+            (!want.starts_with("error")).to_string(),
+            "isCIDR({input:?})"
+        );
     }
 }
 
@@ -54,31 +58,126 @@ fn cidr_parse_table_match_kube() {
 fn cidr_contains_table_match_kube() {
     let lib = library();
     let cases: &[(&str, &str, Value<'_>, &str)] = &[
-        ("192.168.0.0/24", "cidr_contains_ip_ip", ip("192.168.0.1"), "true"),
-        ("192.168.0.0/24", "cidr_contains_ip_ip", ip("192.168.1.1"), "false"),
-        ("192.168.0.0/24", "cidr_contains_ip_string", s("192.168.0.1"), "true"),
-        ("192.168.0.0/24", "cidr_contains_ip_string", s("192.168.1.1"), "false"),
-        ("192.168.0.0/24", "cidr_contains_ip_string", s("foo"), "error: no such overload"),
-        ("192.168.0.0/24", "cidr_contains_cidr", cidr("192.168.0.0/25"), "true"),
-        ("192.168.0.0/24", "cidr_contains_cidr", cidr("192.168.0.1/32"), "true"),
-        ("192.168.0.0/24", "cidr_contains_cidr", cidr("192.168.0.0/23"), "false"),
-        ("192.168.0.0/24", "cidr_contains_cidr", cidr("192.169.0.1/32"), "false"),
-        ("192.168.0.0/24", "cidr_contains_cidr_string", s("192.168.0.0/25"), "true"),
-        ("192.168.0.0/24", "cidr_contains_cidr_string", s("192.168.0.0/23"), "false"),
+        (
+            "192.168.0.0/24",
+            "cidr_contains_ip_ip",
+            ip("192.168.0.1"),
+            "true",
+        ),
+        (
+            "192.168.0.0/24",
+            "cidr_contains_ip_ip",
+            ip("192.168.1.1"),
+            "false",
+        ),
+        (
+            "192.168.0.0/24",
+            "cidr_contains_ip_string",
+            s("192.168.0.1"),
+            "true",
+        ),
+        (
+            "192.168.0.0/24",
+            "cidr_contains_ip_string",
+            s("192.168.1.1"),
+            "false",
+        ),
+        (
+            "192.168.0.0/24",
+            "cidr_contains_ip_string",
+            s("foo"),
+            "error: no such overload",
+        ),
+        (
+            "192.168.0.0/24",
+            "cidr_contains_cidr",
+            cidr("192.168.0.0/25"),
+            "true",
+        ),
+        (
+            "192.168.0.0/24",
+            "cidr_contains_cidr",
+            cidr("192.168.0.1/32"),
+            "true",
+        ),
+        (
+            "192.168.0.0/24",
+            "cidr_contains_cidr",
+            cidr("192.168.0.0/23"),
+            "false",
+        ),
+        (
+            "192.168.0.0/24",
+            "cidr_contains_cidr",
+            cidr("192.169.0.1/32"),
+            "false",
+        ),
+        (
+            "192.168.0.0/24",
+            "cidr_contains_cidr_string",
+            s("192.168.0.0/25"),
+            "true",
+        ),
+        (
+            "192.168.0.0/24",
+            "cidr_contains_cidr_string",
+            s("192.168.0.0/23"),
+            "false",
+        ),
         (
             "192.168.0.0/24",
             "cidr_contains_cidr_string",
             s("foo"),
             "error: network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix(\"foo\"): no '/'",
         ),
-        ("2001:db8::/32", "cidr_contains_ip_ip", ip("2001:db8::1"), "true"),
-        ("2001:db8::/32", "cidr_contains_ip_ip", ip("2001:dc8::1"), "false"),
-        ("2001:db8::/32", "cidr_contains_ip_string", s("2001:db8::1"), "true"),
-        ("2001:db8::/32", "cidr_contains_ip_string", s("2001:dc8::1"), "false"),
-        ("2001:db8::/32", "cidr_contains_cidr", cidr("2001:db8::/33"), "true"),
-        ("2001:db8::/32", "cidr_contains_cidr", cidr("2001:db8::/31"), "false"),
-        ("2001:db8::/32", "cidr_contains_cidr_string", s("2001:db8::/33"), "true"),
-        ("2001:db8::/32", "cidr_contains_cidr_string", s("2001:db8::/31"), "false"),
+        (
+            "2001:db8::/32",
+            "cidr_contains_ip_ip",
+            ip("2001:db8::1"),
+            "true",
+        ),
+        (
+            "2001:db8::/32",
+            "cidr_contains_ip_ip",
+            ip("2001:dc8::1"),
+            "false",
+        ),
+        (
+            "2001:db8::/32",
+            "cidr_contains_ip_string",
+            s("2001:db8::1"),
+            "true",
+        ),
+        (
+            "2001:db8::/32",
+            "cidr_contains_ip_string",
+            s("2001:dc8::1"),
+            "false",
+        ),
+        (
+            "2001:db8::/32",
+            "cidr_contains_cidr",
+            cidr("2001:db8::/33"),
+            "true",
+        ),
+        (
+            "2001:db8::/32",
+            "cidr_contains_cidr",
+            cidr("2001:db8::/31"),
+            "false",
+        ),
+        (
+            "2001:db8::/32",
+            "cidr_contains_cidr_string",
+            s("2001:db8::/33"),
+            "true",
+        ),
+        (
+            "2001:db8::/32",
+            "cidr_contains_cidr_string",
+            s("2001:db8::/31"),
+            "false",
+        ),
         ("0.0.0.0/0", "cidr_contains_ip_ip", ip("::1"), "false"),
     ];
     for (receiver, id, arg, want) in cases {

@@ -11,7 +11,11 @@ fn ip<'a>(text: &str) -> Value<'a> {
 fn ip_string_functions_table_match_kube() {
     let lib = library();
     let cases: &[(&str, &str, &str)] = &[
-        ("string_to_ip", "192.168.0.1", "Opaque(Ip(Addr { bits: 281473913978881, is4: true }))"),
+        (
+            "string_to_ip",
+            "192.168.0.1",
+            "Opaque(Ip(Addr { bits: 281473913978881, is4: true }))",
+        ),
         (
             "string_to_ip",
             "192.168.0.1.0",
@@ -83,7 +87,11 @@ fn ip_methods_table_match_kube() {
         ("0::1", "ip_to_string", "::1"),
     ];
     for (addr, id, want) in cases {
-        assert_eq!(outcome(call(&lib, id, &[ip(addr)])), *want, "ip({addr:?}).{id}");
+        assert_eq!(
+            outcome(call(&lib, id, &[ip(addr)])),
+            *want,
+            "ip({addr:?}).{id}"
+        );
     }
 }
 

@@ -37,7 +37,8 @@ impl Int64Amount {
         match a.scale.cmp(&b.scale) {
             Ordering::Equal => {}
             Ordering::Greater => {
-                let Some((result, remainder)) = divide_by_scale(b.value, a.scale.wrapping_sub(b.scale))
+                let Some((result, remainder)) =
+                    divide_by_scale(b.value, a.scale.wrapping_sub(b.scale))
                 else {
                     return self.as_dec().cmp(&other.as_dec());
                 };
@@ -47,7 +48,8 @@ impl Int64Amount {
                 b.value = result;
             }
             Ordering::Less => {
-                let Some((result, remainder)) = divide_by_scale(a.value, b.scale.wrapping_sub(a.scale))
+                let Some((result, remainder)) =
+                    divide_by_scale(a.value, b.scale.wrapping_sub(a.scale))
                 else {
                     return self.as_dec().cmp(&other.as_dec());
                 };
@@ -73,10 +75,7 @@ impl Int64Amount {
             Ordering::Equal => int64_add(self.value, other.value),
             Ordering::Greater => positive_scale(self.value, self.scale.wrapping_sub(other.scale))
                 .and_then(|a| int64_add(a, other.value))
-                .map(|c| {
-                    self.scale = other.scale;
-                    c
-                }),
+                .inspect(|_| self.scale = other.scale),
             Ordering::Less => positive_scale(other.value, other.scale.wrapping_sub(self.scale))
                 .and_then(|b| int64_add(self.value, b)),
         };
@@ -100,7 +99,8 @@ impl Int64Amount {
 /// Go's `int64Add`: the wrapped sum, rejected when the signs say it wrapped.
 pub fn int64_add(a: i64, b: i64) -> Option<i64> {
     let c = a.wrapping_add(b);
-    let wrapped = (a > 0 && b > 0 && c < 0) || (a < 0 && b < 0 && (c > 0 || (a == i64::MIN && b == i64::MIN)));
+    let wrapped = (a > 0 && b > 0 && c < 0)
+        || (a < 0 && b < 0 && (c > 0 || (a == i64::MIN && b == i64::MIN)));
     (!wrapped).then_some(c)
 }
 

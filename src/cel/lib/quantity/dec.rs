@@ -82,15 +82,27 @@ impl Dec {
         if sign != Ordering::Equal || self.signum() == 0 {
             return sign;
         }
-        let (a, b) = (self.unscaled.magnitude_digits(), other.unscaled.magnitude_digits());
+        let (a, b) = (
+            self.unscaled.magnitude_digits(),
+            other.unscaled.magnitude_digits(),
+        );
         let lead_a = a.len() as i64 - i64::from(self.scale);
         let lead_b = b.len() as i64 - i64::from(other.scale);
         let magnitude = lead_a.cmp(&lead_b).then_with(|| {
             let width = a.len().max(b.len());
-            let pad = |d: &str| d.bytes().chain(std::iter::repeat(b'0')).take(width).collect::<Vec<u8>>();
+            let pad = |d: &str| {
+                d.bytes()
+                    .chain(std::iter::repeat(b'0'))
+                    .take(width)
+                    .collect::<Vec<u8>>()
+            };
             pad(&a).cmp(&pad(&b))
         });
-        if self.signum() < 0 { magnitude.reverse() } else { magnitude }
+        if self.signum() < 0 {
+            magnitude.reverse()
+        } else {
+            magnitude
+        }
     }
 
     /// inf's `Round(x, scale, RoundUp)`: exactly `scale` fraction digits, a dropped
@@ -114,7 +126,11 @@ impl Dec {
         if inexact {
             magnitude = magnitude.add(&BigInt::from_i64(1));
         }
-        let unscaled = if negative { magnitude.negated() } else { magnitude };
+        let unscaled = if negative {
+            magnitude.negated()
+        } else {
+            magnitude
+        };
         Ok(Dec { unscaled, scale })
     }
 
@@ -158,7 +174,11 @@ mod tests {
             ("", None),
         ];
         for (input, want) in cases {
-            assert_eq!(Dec::parse(input).map(|d| show(&d)).as_deref(), want, "{input}");
+            assert_eq!(
+                Dec::parse(input).map(|d| show(&d)).as_deref(),
+                want,
+                "{input}"
+            );
         }
     }
 
@@ -182,7 +202,10 @@ mod tests {
         for (a, b, want) in cases {
             assert_eq!(dec(a).cmp(&dec(b)), want, "{a} vs {b}");
         }
-        assert_eq!(Dec::from_i64(1, -1_000_000_000).cmp(&dec("5")), Ordering::Greater);
+        assert_eq!(
+            Dec::from_i64(1, -1_000_000_000).cmp(&dec("5")),
+            Ordering::Greater
+        );
     }
 
     #[test]

@@ -86,7 +86,9 @@ pub fn parse_quantity(s: &str) -> Result<Quantity, ParseError> {
 fn fast_path(p: &Parts, exponent: i32, format: Format) -> Result<Option<Int64Amount>, ParseError> {
     let digits = (p.num.len() + p.denom.len()) as i64;
     let (mut scale, mantissa, precision) = match format {
-        Format::DecimalExponent | Format::DecimalSI => (exponent, 1i64, i64::from(MAX_INT64_FACTORS) - digits),
+        Format::DecimalExponent | Format::DecimalSI => {
+            (exponent, 1i64, i64::from(MAX_INT64_FACTORS) - digits)
+        }
         Format::BinarySI if exponent >= 0 && p.denom.is_empty() => {
             let precision = 15 - p.num.len() as i64 - i64::from(exponent * 3 / 10) - 1;
             (0, 1i64 << exponent, precision)
@@ -103,7 +105,11 @@ fn fast_path(p: &Parts, exponent: i32, format: Format) -> Result<Option<Int64Amo
     let shifted = format!("{}{}", p.num, p.denom);
     let value: i64 = shifted.parse().map_err(|_| ParseError::Numeric)?;
     Ok(int64_multiply(value, mantissa).map(|result| Int64Amount {
-        value: if p.positive { result } else { result.wrapping_neg() },
+        value: if p.positive {
+            result
+        } else {
+            result.wrapping_neg()
+        },
         scale,
     }))
 }
@@ -139,7 +145,11 @@ fn split(s: &str) -> Result<Parts<'_>, ParseError> {
             ..zero(s)
         });
     }
-    let num = if pos == num_start { "0" } else { &s[num_start..pos] };
+    let num = if pos == num_start {
+        "0"
+    } else {
+        &s[num_start..pos]
+    };
     let mut denom = "";
     if b[pos] == b'.' {
         pos += 1;
@@ -147,7 +157,11 @@ fn split(s: &str) -> Result<Parts<'_>, ParseError> {
         pos += count_digits(&b[pos..]);
         denom = &s[denom_start..pos];
         if pos >= end {
-            return Ok(Parts { num, denom, ..zero(s) });
+            return Ok(Parts {
+                num,
+                denom,
+                ..zero(s)
+            });
         }
     }
     let value = &s[..pos];

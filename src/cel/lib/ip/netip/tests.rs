@@ -8,27 +8,79 @@ fn parse_addr_errors_table_match_go() {
         ("foo", "ParseAddr(\"foo\"): unable to parse IP"),
         ("", "ParseAddr(\"\"): unable to parse IP"),
         ("%eth0", "ParseAddr(\"%eth0\"): missing IPv6 address"),
-        ("1.2.3.04", "ParseAddr(\"1.2.3.04\"): IPv4 field has octet with leading zero"),
-        ("1.2.3.256", "ParseAddr(\"1.2.3.256\"): IPv4 field has value >255"),
-        ("1..2.3", "ParseAddr(\"1..2.3\"): IPv4 field must have at least one digit (at \".2.3\")"),
+        (
+            "1.2.3.04",
+            "ParseAddr(\"1.2.3.04\"): IPv4 field has octet with leading zero",
+        ),
+        (
+            "1.2.3.256",
+            "ParseAddr(\"1.2.3.256\"): IPv4 field has value >255",
+        ),
+        (
+            "1..2.3",
+            "ParseAddr(\"1..2.3\"): IPv4 field must have at least one digit (at \".2.3\")",
+        ),
         ("1.2.3", "ParseAddr(\"1.2.3\"): IPv4 address too short"),
-        ("1.2.3.x", "ParseAddr(\"1.2.3.x\"): unexpected character (at \"x\")"),
+        (
+            "1.2.3.x",
+            "ParseAddr(\"1.2.3.x\"): unexpected character (at \"x\")",
+        ),
         ("1:2", "ParseAddr(\"1:2\"): address string too short"),
-        ("fe80::1%", "ParseAddr(\"fe80::1%\"): zone must be a non-empty string"),
-        ("12345::", "ParseAddr(\"12345::\"): each group must have 4 or less digits (at \"12345::\")"),
-        ("1:2:3:4:5:6:7:8:9", "ParseAddr(\"1:2:3:4:5:6:7:8:9\"): trailing garbage after address (at \"9\")"),
-        ("1::2::3", "ParseAddr(\"1::2::3\"): multiple :: in address (at \":3\")"),
-        ("1:2:3:4:5:6:7::8", "ParseAddr(\"1:2:3:4:5:6:7::8\"): the :: must expand to at least one field of zeros"),
-        ("1.2.3.4.", "ParseAddr(\"1.2.3.4.\"): IPv4 field must have at least one digit (at \".\")"),
-        ("1:2:3:4:5:6:7:1.2.3.4", "ParseAddr(\"1:2:3:4:5:6:7:1.2.3.4\"): embedded IPv4 address must replace the final 2 fields of the address (at \"1.2.3.4\")"),
-        ("ffff0::", "ParseAddr(\"ffff0::\"): each group must have 4 or less digits (at \"ffff0::\")"),
-        ("1:2:3:4:5:6:7:8::", "ParseAddr(\"1:2:3:4:5:6:7:8::\"): the :: must expand to at least one field of zeros"),
-        ("1:2:3:4:1.2.3.4", "ParseAddr(\"1:2:3:4:1.2.3.4\"): embedded IPv4 address must replace the final 2 fields of the address (at \"1.2.3.4\")"),
-        ("1:2g::", "ParseAddr(\"1:2g::\"): unexpected character, want colon (at \"g::\")"),
-        ("1:", "ParseAddr(\"1:\"): colon must be followed by more characters (at \":\")"),
+        (
+            "fe80::1%",
+            "ParseAddr(\"fe80::1%\"): zone must be a non-empty string",
+        ),
+        (
+            "12345::",
+            "ParseAddr(\"12345::\"): each group must have 4 or less digits (at \"12345::\")",
+        ),
+        (
+            "1:2:3:4:5:6:7:8:9",
+            "ParseAddr(\"1:2:3:4:5:6:7:8:9\"): trailing garbage after address (at \"9\")",
+        ),
+        (
+            "1::2::3",
+            "ParseAddr(\"1::2::3\"): multiple :: in address (at \":3\")",
+        ),
+        (
+            "1:2:3:4:5:6:7::8",
+            "ParseAddr(\"1:2:3:4:5:6:7::8\"): the :: must expand to at least one field of zeros",
+        ),
+        (
+            "1.2.3.4.",
+            "ParseAddr(\"1.2.3.4.\"): IPv4 field must have at least one digit (at \".\")",
+        ),
+        (
+            "1:2:3:4:5:6:7:1.2.3.4",
+            "ParseAddr(\"1:2:3:4:5:6:7:1.2.3.4\"): embedded IPv4 address must replace the final 2 fields of the address (at \"1.2.3.4\")",
+        ),
+        (
+            "ffff0::",
+            "ParseAddr(\"ffff0::\"): each group must have 4 or less digits (at \"ffff0::\")",
+        ),
+        (
+            "1:2:3:4:5:6:7:8::",
+            "ParseAddr(\"1:2:3:4:5:6:7:8::\"): the :: must expand to at least one field of zeros",
+        ),
+        (
+            "1:2:3:4:1.2.3.4",
+            "ParseAddr(\"1:2:3:4:1.2.3.4\"): embedded IPv4 address must replace the final 2 fields of the address (at \"1.2.3.4\")",
+        ),
+        (
+            "1:2g::",
+            "ParseAddr(\"1:2g::\"): unexpected character, want colon (at \"g::\")",
+        ),
+        (
+            "1:",
+            "ParseAddr(\"1:\"): colon must be followed by more characters (at \":\")",
+        ),
     ];
     for (input, want) in cases {
-        assert_eq!(parse_addr(input).map(|(a, _)| a.to_string()), Err(want.to_string()), "{input}");
+        assert_eq!(
+            parse_addr(input).map(|(a, _)| a.to_string()),
+            Err(want.to_string()),
+            "{input}"
+        );
     }
 }
 
@@ -48,7 +100,11 @@ fn addr_string_table_match_go() {
         ("::1.2.3.4", "::102:304"),
     ];
     for (input, want) in cases {
-        assert_eq!(parse_addr(input).map(|(a, _)| a.to_string()), Ok(want.to_string()), "{input}");
+        assert_eq!(
+            parse_addr(input).map(|(a, _)| a.to_string()),
+            Ok(want.to_string()),
+            "{input}"
+        );
     }
 }
 
@@ -58,13 +114,36 @@ fn parse_prefix_table_match_go() {
         ("10.0.0.1/8", Ok("10.0.0.1/8")),
         ("2001:db8::/32", Ok("2001:db8::/32")),
         ("1.2.3.4", Err("netip.ParsePrefix(\"1.2.3.4\"): no '/'")),
-        ("1.2.3.4/33", Err("netip.ParsePrefix(\"1.2.3.4/33\"): prefix length out of range")),
-        ("1.2.3.4/08", Err("netip.ParsePrefix(\"1.2.3.4/08\"): bad bits after slash: \"08\"")),
-        ("1.2.3.4/", Err("netip.ParsePrefix(\"1.2.3.4/\"): bad bits after slash: \"\"")),
-        ("1.2.3.4/+1", Err("netip.ParsePrefix(\"1.2.3.4/+1\"): bad bits after slash: \"+1\"")),
-        ("::/99999999999999999999", Err("netip.ParsePrefix(\"::/99999999999999999999\"): bad bits after slash: \"99999999999999999999\"")),
-        ("fe80::1%eth0/64", Err("netip.ParsePrefix(\"fe80::1%eth0/64\"): IPv6 zones cannot be present in a prefix")),
-        ("x/8", Err("netip.ParsePrefix(\"x/8\"): ParseAddr(\"x\"): unable to parse IP")),
+        (
+            "1.2.3.4/33",
+            Err("netip.ParsePrefix(\"1.2.3.4/33\"): prefix length out of range"),
+        ),
+        (
+            "1.2.3.4/08",
+            Err("netip.ParsePrefix(\"1.2.3.4/08\"): bad bits after slash: \"08\""),
+        ),
+        (
+            "1.2.3.4/",
+            Err("netip.ParsePrefix(\"1.2.3.4/\"): bad bits after slash: \"\""),
+        ),
+        (
+            "1.2.3.4/+1",
+            Err("netip.ParsePrefix(\"1.2.3.4/+1\"): bad bits after slash: \"+1\""),
+        ),
+        (
+            "::/99999999999999999999",
+            Err(
+                "netip.ParsePrefix(\"::/99999999999999999999\"): bad bits after slash: \"99999999999999999999\"",
+            ),
+        ),
+        (
+            "fe80::1%eth0/64",
+            Err("netip.ParsePrefix(\"fe80::1%eth0/64\"): IPv6 zones cannot be present in a prefix"),
+        ),
+        (
+            "x/8",
+            Err("netip.ParsePrefix(\"x/8\"): ParseAddr(\"x\"): unable to parse IP"),
+        ),
     ];
     for (input, want) in cases {
         assert_eq!(

@@ -1,0 +1,7 @@
+//! Tests of the cost model against kube's and cel-go's own test tables.
+
+mod celgo_cases;
+mod estimate;
+mod kube_cases;
+mod library_cases;
+mod runtime;
