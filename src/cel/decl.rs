@@ -24,8 +24,8 @@ const MIN_NUMBER_SIZE: i64 = 1;
 /// One schema node as CEL sees it.
 #[derive(Debug)]
 pub struct DeclType {
-    /// The type name in messages: `object` nodes are named by their path from the rule's
-    /// root (kube names them `selfType<n>.spec...`).
+    /// The type name in messages: `object` until a rule scope names it (kube names the
+    /// scope's objects `selfType<n>`, `selfType<n>.spec`, ...).
     pub name: String,
     pub kind: DeclKind,
     /// Items of a list, properties of a map, bytes of a string (×4 of `maxLength`).
@@ -51,8 +51,12 @@ pub enum DeclKind {
         map_keys: Vec<String>,
     },
     /// `additionalProperties` with a schema: string keys.
-    Map { value: Arc<DeclType> },
-    Object { fields: BTreeMap<String, Field> },
+    Map {
+        value: Arc<DeclType>,
+    },
+    Object {
+        fields: BTreeMap<String, Field>,
+    },
 }
 
 /// A property of an object: its CEL name is the map key, its JSON name here.
@@ -64,11 +68,41 @@ pub struct Field {
 }
 
 impl DeclType {
-    /// The declaration of a rule's scope (`self`); `None` where kube has none (a node
-    /// without type, or an array without items), which makes rules there uncompilable.
-    /// `resource_root` is the custom resource's root or an embedded resource.
+    /// The declaration of a schema node; `None` where kube has none (a node without
+    /// type, or an array without items), which makes rules there uncompilable.
+    /// `resource_root` is the custom resource's root or an embedded resource. Objects
+    /// are named `name` (and `name.field` below it) as kube's `MaybeAssignTypeName`
+    /// names them; `"object"` leaves them unnamed, to be named per rule scope.
     pub fn from_schema(schema: &Schema, resource_root: bool, name: &str) -> Option<Arc<DeclType>> {
-        from_schema(schema, resource_root, name).map(Arc::new)
+        from_schema(schema, resource_root).map(|d| Arc::new(d).scoped(name))
+    }
+
+    /// kube's `MaybeAssignTypeName`: unnamed objects (`object`) are named `name`, their
+    /// object fields `name.field`, recursively; lists, maps and named objects are kept.
+    pub fn scoped(self: &Arc<Self>, name: &str) -> Arc<DeclType> {
+        let DeclKind::Object { fields } = &self.kind else {
+            return Arc::clone(self);
+        };
+        if self.name != "object" || name == "object" {
+            return Arc::clone(self);
+        }
+        let fields = fields
+            .iter()
+            .map(|(cel_name, field)| {
+                let field = Field {
+                    json_name: field.json_name.clone(),
+                    decl: field.decl.scoped(&format!("{name}.{cel_name}")),
+                    required: field.required,
+                };
+                (cel_name.clone(), field)
+            })
+            .collect();
+        Arc::new(DeclType {
+            name: name.to_string(),
+            kind: DeclKind::Object { fields },
+            max_elements: self.max_elements,
+            min_serialized_size: self.min_serialized_size,
+        })
     }
 
     /// The CEL type of values of this node.
@@ -110,19 +144,24 @@ fn zero_if_negative(n: i64) -> i64 {
     n.max(0)
 }
 
-fn from_schema(s: &Schema, resource_root: bool, name: &str) -> Option<DeclType> {
+fn from_schema(s: &Schema, resource_root: bool) -> Option<DeclType> {
     if s.int_or_string {
         // kube: the smallest serialized int-or-string is `0`; `maxLength` bounds it as
         // it bounds strings (×4 bytes per code point).
-        let max = s
-            .max_length
-            .map_or(MAX_REQUEST_SIZE_BYTES - 2, |n| zero_if_negative(n).saturating_mul(4));
-        return Some(DeclType::simple("dyn", DeclKind::IntOrString, MIN_NUMBER_SIZE, max));
+        let max = s.max_length.map_or(MAX_REQUEST_SIZE_BYTES - 2, |n| {
+            zero_if_negative(n).saturating_mul(4)
+        });
+        return Some(DeclType::simple(
+            "dyn",
+            DeclKind::IntOrString,
+            MIN_NUMBER_SIZE,
+            max,
+        ));
     }
     match s.type_ {
         SchemaType::Array => {
             let items = s.items.as_deref()?;
-            let elem = from_schema(items, items.embedded_resource, &format!("{name}.@idx"))?;
+            let elem = from_schema(items, items.embedded_resource)?;
             let max = match s.max_items {
                 Some(n) => zero_if_negative(n),
                 None => (MAX_REQUEST_SIZE_BYTES - 2) / (elem.min_serialized_size + 1),
@@ -134,18 +173,23 @@ fn from_schema(s: &Schema, resource_root: bool, name: &str) -> Option<DeclType> 
             };
             Some(DeclType::simple("list", kind, 2, max))
         }
-        SchemaType::Object => object(s, resource_root, name),
+        SchemaType::Object => object(s, resource_root),
         SchemaType::String => Some(string(s)),
         SchemaType::Boolean => Some(DeclType::simple("bool", DeclKind::Bool, MIN_BOOL_SIZE, 0)),
-        SchemaType::Number => Some(DeclType::simple("double", DeclKind::Double, MIN_NUMBER_SIZE, 0)),
+        SchemaType::Number => Some(DeclType::simple(
+            "double",
+            DeclKind::Double,
+            MIN_NUMBER_SIZE,
+            0,
+        )),
         SchemaType::Integer => Some(DeclType::simple("int", DeclKind::Int, MIN_NUMBER_SIZE, 0)),
         SchemaType::Unset => None,
     }
 }
 
-fn object(s: &Schema, resource_root: bool, name: &str) -> Option<DeclType> {
+fn object(s: &Schema, resource_root: bool) -> Option<DeclType> {
     if let Some(Additional::Schema(values)) = &s.additional_properties {
-        let value = from_schema(values, values.embedded_resource, &format!("{name}.@elem"))?;
+        let value = from_schema(values, values.embedded_resource)?;
         let max = match s.max_properties {
             Some(n) => zero_if_negative(n),
             None => (MAX_REQUEST_SIZE_BYTES - 2) / (value.min_serialized_size + 6),
@@ -159,14 +203,15 @@ fn object(s: &Schema, resource_root: bool, name: &str) -> Option<DeclType> {
     let properties = s
         .properties
         .iter()
-        .filter(|(k, _)| !resource_root || !matches!(k.as_str(), "apiVersion" | "kind" | "metadata"))
+        .filter(|(k, _)| {
+            !resource_root || !matches!(k.as_str(), "apiVersion" | "kind" | "metadata")
+        })
         .chain(root_meta.iter().flat_map(|m| m.iter()));
     let mut fields = BTreeMap::new();
     // Always at least `{}`; required properties without a default add to the minimum.
     let mut min_size = 2;
     for (prop_name, prop) in properties {
-        let Some(field_type) = from_schema(prop, prop.embedded_resource, &format!("{name}.{prop_name}"))
-        else {
+        let Some(field_type) = from_schema(prop, prop.embedded_resource) else {
             continue;
         };
         let required = s.required.iter().any(|r| r == prop_name);
@@ -185,7 +230,7 @@ fn object(s: &Schema, resource_root: bool, name: &str) -> Option<DeclType> {
         }
     }
     Some(DeclType {
-        name: name.to_string(),
+        name: "object".to_string(),
         kind: DeclKind::Object { fields },
         max_elements: 0,
         min_serialized_size: min_size,
@@ -201,9 +246,12 @@ fn type_and_object_meta() -> BTreeMap<String, Schema> {
     };
     let metadata = Schema {
         type_: SchemaType::Object,
-        properties: [("name".to_string(), string()), ("generateName".to_string(), string())]
-            .into_iter()
-            .collect(),
+        properties: [
+            ("name".to_string(), string()),
+            ("generateName".to_string(), string()),
+        ]
+        .into_iter()
+        .collect(),
         ..Schema::default()
     };
     [
@@ -257,8 +305,26 @@ fn string(s: &Schema) -> DeclType {
 }
 
 const RESERVED: [&str; 21] = [
-    "true", "false", "null", "in", "as", "break", "const", "continue", "else", "for",
-    "function", "if", "import", "let", "loop", "package", "namespace", "return", "var", "void",
+    "true",
+    "false",
+    "null",
+    "in",
+    "as",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "for",
+    "function",
+    "if",
+    "import",
+    "let",
+    "loop",
+    "package",
+    "namespace",
+    "return",
+    "var",
+    "void",
     "while",
 ];
 

@@ -26,7 +26,12 @@ pub struct Decl {
 }
 
 impl Decl {
-    pub fn global(id: &'static str, function: &'static str, params: Vec<Type>, result: Type) -> Decl {
+    pub fn global(
+        id: &'static str,
+        function: &'static str,
+        params: Vec<Type>,
+        result: Type,
+    ) -> Decl {
         Decl {
             id,
             function,
@@ -36,7 +41,12 @@ impl Decl {
         }
     }
 
-    pub fn member(id: &'static str, function: &'static str, params: Vec<Type>, result: Type) -> Decl {
+    pub fn member(
+        id: &'static str,
+        function: &'static str,
+        params: Vec<Type>,
+        result: Type,
+    ) -> Decl {
         Decl {
             id,
             function,

@@ -15,6 +15,7 @@ use super::value::{EvalError, Value};
 /// The variables of a rule, in slot order.
 pub const SELF: &str = "self";
 pub const OLD_SELF: &str = "oldSelf";
+const SELF_TYPE: &str = "selfType";
 
 /// What a compiled expression must produce.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +66,9 @@ impl Program {
                 Type::String,
             ),
         };
+        // kube names the scope's object type `selfType<nanoseconds>`; the number is
+        // not reproducible, so messages say `selfType`.
+        let decl = &decl.scoped(SELF_TYPE);
         let self_type = decl.cel_type();
         let old_type = if optional_old_self {
             Type::optional(self_type.clone())

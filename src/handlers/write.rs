@@ -104,8 +104,7 @@ pub async fn create(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
     let mut object = decode_object(&call.body, format)?;
     check_type_meta(ctx, &object)?;
     check_namespace(ctx, &object)?;
-    let mut warnings =
-        admit::coerce_body(ctx, &mut object, duplicates, options.field_validation)?;
+    let mut warnings = admit::coerce_body(ctx, &mut object, duplicates, options.field_validation)?;
     let meta_errors = lifecycle::prepare_create(&mut object, &write_target(ctx)).err();
     let causes = admit::validate(
         ctx,

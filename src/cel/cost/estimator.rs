@@ -11,6 +11,7 @@ use super::arith::{
     CostEstimate, LIST_CREATE_BASE_COST, MAP_CREATE_BASE_COST, SELECT_AND_IDENT_COST,
     STRUCT_CREATE_BASE_COST, SizeEstimate,
 };
+use super::sizes::EntrySize;
 use crate::cel::ast::{Comprehension, Expr, ExprKind, Id, Literal};
 use crate::cel::checked::Checked;
 use crate::cel::types::Type;
@@ -23,26 +24,6 @@ const HIDDEN_ACCUMULATOR_NAME: &str = "@result";
 /// `@indices`. Empty when the node is not reachable from a variable.
 pub(super) type Path = Vec<String>;
 
-/// The container of a list or map node's entries and their sizes
-/// (cel-go `entrySizeEstimate`).
-#[derive(Clone, Copy, Debug)]
-pub(super) struct EntrySize {
-    pub list: bool,
-    pub key: SizeEstimate,
-    pub val: SizeEstimate,
-}
-
-impl EntrySize {
-    fn union(a: Option<EntrySize>, b: Option<EntrySize>) -> Option<EntrySize> {
-        let (a, b) = (a?, b?);
-        Some(EntrySize {
-            list: a.list,
-            key: a.key.union(b.key),
-            val: a.val.union(b.val),
-        })
-    }
-}
-
 /// What function estimators see of an argument or target (cel-go `AstNode`).
 pub(super) struct Node<'e> {
     pub expr: Option<&'e Expr>,
@@ -52,19 +33,19 @@ pub(super) struct Node<'e> {
     pub computed: Option<SizeEstimate>,
 }
 
-struct Local {
-    path: Path,
-    size: Option<SizeEstimate>,
-    entry: Option<EntrySize>,
+pub(super) struct Local {
+    pub path: Path,
+    pub size: Option<SizeEstimate>,
+    pub entry: Option<EntrySize>,
 }
 
 pub(super) struct Coster<'a> {
     pub checked: &'a Checked,
-    sizer: &'a dyn SizeEstimator,
-    paths: HashMap<Id, Path>,
-    locals: HashMap<String, Vec<Local>>,
-    sizes: HashMap<Id, SizeEstimate>,
-    entry_sizes: HashMap<Id, EntrySize>,
+    pub(super) sizer: &'a dyn SizeEstimator,
+    pub(super) paths: HashMap<Id, Path>,
+    pub(super) locals: HashMap<String, Vec<Local>>,
+    pub(super) sizes: HashMap<Id, SizeEstimate>,
+    pub(super) entry_sizes: HashMap<Id, EntrySize>,
 }
 
 impl<'a> Coster<'a> {
@@ -256,7 +237,7 @@ impl<'a> Coster<'a> {
         self.locals.entry(name.to_string()).or_default().push(local);
     }
 
-    fn peek_local(&self, name: &str) -> Option<&Local> {
+    pub(super) fn peek_local(&self, name: &str) -> Option<&Local> {
         self.locals.get(name).and_then(|stack| stack.last())
     }
 
@@ -296,78 +277,6 @@ impl<'a> Coster<'a> {
             computed: self.compute_size(e),
         }
     }
-
-    pub fn set_size(&mut self, id: Id, size: Option<SizeEstimate>) {
-        if let Some(size) = size {
-            self.sizes.insert(id, size);
-        }
-    }
-
-    pub fn set_entry_size(&mut self, id: Id, entry: Option<EntrySize>) {
-        if let Some(entry) = entry {
-            self.entry_sizes.insert(id, entry);
-        }
-    }
-
-    pub fn copy_size_estimates(&mut self, dst: &Expr, src: &Expr) {
-        let size = self.compute_size(src);
-        self.set_size(dst.id, size);
-        let entry = self.compute_entry_size(src);
-        self.set_entry_size(dst.id, entry);
-    }
-
-    pub fn size_or_unknown(&mut self, e: &Expr) -> SizeEstimate {
-        self.compute_size(e).unwrap_or(SizeEstimate::UNKNOWN)
-    }
-
-    /// cel-go `computeSize`: recorded, literal, schema (kube's estimator), scalar type,
-    /// then local variable sizes, in that order.
-    pub fn compute_size(&mut self, e: &Expr) -> Option<SizeEstimate> {
-        if let Some(size) = self.sizes.get(&e.id) {
-            return Some(*size);
-        }
-        if let Some(size) = expr_size(e) {
-            return Some(size);
-        }
-        let path = self.path(e);
-        if let Some(size) = self.estimate_size(&path, self.checked.type_of(e.id)) {
-            self.sizes.insert(e.id, size);
-            return Some(size);
-        }
-        if is_scalar(self.checked.type_of(e.id)) {
-            return Some(SizeEstimate::fixed(1));
-        }
-        if let ExprKind::Ident(name) = &e.kind {
-            return self.peek_local(name).and_then(|v| v.size);
-        }
-        None
-    }
-
-    pub fn compute_entry_size(&self, e: &Expr) -> Option<EntrySize> {
-        if let Some(entry) = self.entry_sizes.get(&e.id) {
-            return Some(*entry);
-        }
-        if let ExprKind::Ident(name) = &e.kind {
-            return self.peek_local(name).and_then(|v| v.entry);
-        }
-        None
-    }
-
-    pub fn union_entry_sizes(&self, a: &Expr, b: &Expr) -> Option<EntrySize> {
-        EntrySize::union(self.compute_entry_size(a), self.compute_entry_size(b))
-    }
-
-    /// The size estimator's bound for a path (cel-go `EstimateSize`).
-    pub fn estimate_size(&self, path: &[String], ty: &Type) -> Option<SizeEstimate> {
-        self.sizer.estimate_size(path, ty)
-    }
-
-    /// kube's `sizeEstimate`: the computed size, else the schema bound, else unknown.
-    pub fn node_size(&self, n: &Node) -> SizeEstimate {
-        n.computed
-            .or_else(|| self.estimate_size(&n.path, &n.ty))
-            .unwrap_or(SizeEstimate::UNKNOWN)
-    }
 }
 
 #[derive(Clone, Copy)]
@@ -383,28 +292,4 @@ fn is_bind(c: &Comprehension) -> bool {
     matches!(&c.range.kind, ExprKind::List { elements, .. } if elements.is_empty())
         && matches!(c.loop_cond.kind, ExprKind::Literal(Literal::Bool(false)))
         && c.accu_var != ACCUMULATOR_NAME
-}
-
-/// cel-go `computeExprSize`: the exact size of literals and literal lists and maps.
-fn expr_size(e: &Expr) -> Option<SizeEstimate> {
-    let size = match &e.kind {
-        ExprKind::Literal(Literal::String(s)) => s.chars().count() as u64,
-        ExprKind::Literal(Literal::Bytes(b)) => b.len() as u64,
-        ExprKind::Literal(_) => 1,
-        ExprKind::List { elements, .. } => elements.len() as u64,
-        ExprKind::Map { entries } => entries.len() as u64,
-        _ => return None,
-    };
-    Some(SizeEstimate::fixed(size))
-}
-
-/// cel-go `isScalar`: types of a constant size.
-fn is_scalar(t: &Type) -> bool {
-    match t {
-        Type::Bool | Type::Double | Type::Duration | Type::Int | Type::Timestamp | Type::Uint => {
-            true
-        }
-        Type::Optional(inner) => is_scalar(inner),
-        _ => false,
-    }
 }

@@ -17,6 +17,7 @@ mod kube;
 mod runtime;
 mod runtime_kube;
 mod schema_sizes;
+mod sizes;
 
 #[cfg(test)]
 mod tests;

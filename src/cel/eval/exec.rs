@@ -246,10 +246,10 @@ impl<'a> Frame<'_, 'a> {
     fn invoke(&self, c: &Call, args: &[Value<'a>]) -> Outcome<'a> {
         match &c.target {
             Target::Single(o) if guard(o, args) => run(o.implementation, args),
-            Target::Single(_) => Err(ops::no_matching_overload(&c.function, args)),
+            Target::Single(_) => Err(ops::dispatch_failure(&c.function, args)),
             Target::Dynamic(candidates) => match candidates.iter().find(|o| guard(o, args)) {
                 Some(o) => run(o.implementation, args),
-                None => Err(ops::no_matching_overload(&c.function, args)),
+                None => Err(ops::dispatch_failure(&c.function, args)),
             },
             Target::Regex(re) => match args.first() {
                 Some(Value::String(s)) => Ok(Value::Bool(re.is_match(s.as_str()))),

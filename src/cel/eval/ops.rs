@@ -18,6 +18,62 @@ pub fn no_such_overload() -> EvalError {
     EvalError::new("no such overload")
 }
 
+/// The error of a call whose arguments fit none of its overloads at run time. cel-go
+/// binds the standard operators once per function behind an operand trait: when the
+/// first operand has the trait its own method refuses the other (`no such overload`),
+/// else the interpreter names the function (`no such overload: _+_`). Other functions
+/// dispatch by signature (`no such overload: f(int, string)`).
+pub fn dispatch_failure(function: &str, args: &[Value<'_>]) -> EvalError {
+    let Some(first) = args.first() else {
+        return no_matching_overload(function, args);
+    };
+    let has_trait = match function {
+        "_+_" => matches!(
+            first,
+            Value::Int(_)
+                | Value::Uint(_)
+                | Value::Double(_)
+                | Value::String(_)
+                | Value::Bytes(_)
+                | Value::List(_)
+                | Value::Duration(_)
+                | Value::Timestamp(_)
+        ),
+        "_-_" => matches!(
+            first,
+            Value::Int(_)
+                | Value::Uint(_)
+                | Value::Double(_)
+                | Value::Duration(_)
+                | Value::Timestamp(_)
+        ),
+        "_*_" | "_/_" => matches!(first, Value::Int(_) | Value::Uint(_) | Value::Double(_)),
+        "_%_" => matches!(first, Value::Int(_) | Value::Uint(_)),
+        "-_" => matches!(first, Value::Int(_) | Value::Double(_)),
+        "_<_" | "_<=_" | "_>_" | "_>=_" => matches!(
+            first,
+            Value::Int(_)
+                | Value::Uint(_)
+                | Value::Double(_)
+                | Value::String(_)
+                | Value::Bytes(_)
+                | Value::Bool(_)
+                | Value::Duration(_)
+                | Value::Timestamp(_)
+        ),
+        "size" => matches!(
+            first,
+            Value::String(_) | Value::Bytes(_) | Value::List(_) | Value::Map(_)
+        ),
+        _ => return no_matching_overload(function, args),
+    };
+    if has_trait {
+        no_such_overload()
+    } else {
+        EvalError::new(format!("no such overload: {function}"))
+    }
+}
+
 /// cel-go's `no such overload: f(int, string)` from a failed run-time type guard.
 pub fn no_matching_overload(function: &str, args: &[Value<'_>]) -> EvalError {
     let names: Vec<&str> = args.iter().map(type_name).collect();
@@ -278,7 +334,11 @@ pub fn equal(a: &Value<'_>, b: &Value<'_>) -> Result<bool, EvalError> {
             (Some(x), Some(y)) => equal(x, y)?,
             _ => false,
         },
-        (Value::Opaque(x), Value::Opaque(y)) => x.equals(&**y),
+        // The left operand's own Equal decides, as in cel-go (a Quantity refuses others).
+        (Value::Opaque(x), y) => x.try_equals(match y {
+            Value::Opaque(o) => Some(&**o),
+            _ => None,
+        })?,
         (Value::List(x), Value::List(y)) => list_equal(x, y)?,
         (Value::Map(x), Value::Map(y)) => map_equal(x, y)?,
         _ => false,

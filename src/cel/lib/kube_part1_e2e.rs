@@ -82,7 +82,6 @@ fn kube_part1_libraries_evaluate_like_kube() {
 
 /// kube's `Quantity.Equal` refuses a `*Quantity` (an `add`/`sub` result) on its right.
 #[test]
-#[ignore = "needs eval::ops::equal to call Opaque::try_equals"]
 fn quantity_equality_with_add_result_on_the_right_is_no_such_overload() {
     let got = eval(r#"quantity("2") == quantity("1").add(1)"#);
     assert_eq!(got, "error: no such overload");

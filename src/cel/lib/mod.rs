@@ -1,22 +1,22 @@
 //! The Kubernetes CEL libraries and the cel-go extensions kube enables for CRD rules.
 
 mod argv;
-#[cfg(test)]
-mod kube_part2_e2e;
 pub mod cidr;
-pub mod format;
 mod elems;
 mod extlists;
+pub mod format;
 pub mod ip;
 #[cfg(test)]
 mod kube_part1_e2e;
+#[cfg(test)]
+mod kube_part2_e2e;
 mod lists;
-pub mod regex;
-pub mod strings;
-pub mod urls;
 mod quantity;
+pub mod regex;
 mod semver;
 mod sets;
+pub mod strings;
+pub mod urls;
 
 use super::functions::Library;
 

@@ -167,7 +167,7 @@ impl DepthScan {
         let frame = self.frame();
         let back = std::mem::take(&mut frame.else_branches);
         frame.pending = 0;
-        self.current -= back;
+        self.current = self.current.saturating_sub(back);
     }
 }
 

@@ -57,7 +57,7 @@ pub struct Validator {
 
 /// The validator of a version's root, `None` when no rule exists anywhere.
 pub fn root(env: &Env, schema: &Schema) -> Option<Validator> {
-    let decl = DeclType::from_schema(schema, true, "self");
+    let decl = DeclType::from_schema(schema, true, "object");
     validator(env, schema, schema, decl)
 }
 
@@ -76,7 +76,10 @@ fn validator(
         }
         _ => None,
     };
-    let additional = match (&rules_schema.additional_properties, &node.additional_properties) {
+    let additional = match (
+        &rules_schema.additional_properties,
+        &node.additional_properties,
+    ) {
         (Some(Additional::Schema(r)), Some(Additional::Schema(n))) => {
             let elem = decl.as_ref().and_then(|d| element_decl(d, n));
             validator(env, r, n, elem).map(Box::new)
@@ -126,7 +129,7 @@ fn properties(
                 Some(field) => Some(Arc::clone(&field.decl)),
                 None => continue,
             },
-            None => DeclType::from_schema(node_prop, node_prop.embedded_resource, name),
+            None => DeclType::from_schema(node_prop, node_prop.embedded_resource, "object"),
         };
         if field_decl.is_none() {
             continue;
@@ -170,7 +173,12 @@ fn compile_node(
 }
 
 /// kube's `compileRule`; `None` for an empty rule (nothing to run).
-fn compile_rule(env: &Env, rule: &Value, node: &Schema, decl: &Arc<DeclType>) -> Option<CompiledRule> {
+fn compile_rule(
+    env: &Env,
+    rule: &Value,
+    node: &Schema,
+    decl: &Arc<DeclType>,
+) -> Option<CompiledRule> {
     let text = |key: &str| rule.get(key).and_then(Value::as_str).unwrap_or_default();
     let source = text("rule");
     if source.trim().is_empty() {

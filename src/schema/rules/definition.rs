@@ -28,7 +28,7 @@ pub fn errors(env: &Env, schema: &Schema, path: &str) -> Vec<FieldError> {
         total: 0,
         expensive: Vec::new(),
     };
-    let decl = DeclType::from_schema(schema, true, "self");
+    let decl = DeclType::from_schema(schema, true, "object");
     let root = Node {
         decl,
         cardinality: Some(1),
@@ -110,9 +110,10 @@ impl Walk<'_> {
             self.node(property, &format!("{path}.properties[{name}]"), &child);
         }
         if let Some(items) = s.items.as_deref() {
-            let forbid = ctx.forbid_old_self.clone().or_else(|| {
-                (s.list_type != Some(ListType::Map)).then(|| path.to_string())
-            });
+            let forbid = ctx
+                .forbid_old_self
+                .clone()
+                .or_else(|| (s.list_type != Some(ListType::Map)).then(|| path.to_string()));
             let child = Node {
                 decl: ctx.decl.as_ref().and_then(element),
                 cardinality: child_cardinality,
@@ -128,7 +129,8 @@ impl Walk<'_> {
             return;
         }
         let Some(decl) = &ctx.decl else {
-            let text = "internal error: failed to retrieve type information for x-kubernetes-validations";
+            let text =
+                "internal error: failed to retrieve type information for x-kubernetes-validations";
             self.errors.push(FieldError {
                 reason: crate::error::ErrorType::Internal,
                 field: format!("{path}.x-kubernetes-validations"),
@@ -146,14 +148,27 @@ impl Walk<'_> {
         }
     }
 
-    fn rule(&mut self, rule: &Value, path: &str, decl: &Arc<DeclType>, cardinality: u64, ctx: &Node) {
+    fn rule(
+        &mut self,
+        rule: &Value,
+        path: &str,
+        decl: &Arc<DeclType>,
+        cardinality: u64,
+        ctx: &Node,
+    ) {
         let text = |key: &str| rule.get(key).and_then(Value::as_str).unwrap_or_default();
         let source = text("rule");
         if source.trim().is_empty() {
             return;
         }
         let optional_old_self = rule.get("optionalOldSelf").and_then(Value::as_bool);
-        let program = Program::compile(self.env, source, decl, optional_old_self == Some(true), Output::Rule);
+        let program = Program::compile(
+            self.env,
+            source,
+            decl,
+            optional_old_self == Some(true),
+            Output::Rule,
+        );
         let rule_path = format!("{path}.rule");
         let max = program.as_ref().map_or(0, |p| p.cost.max);
         let cost = max.saturating_mul(cardinality);
@@ -169,13 +184,22 @@ impl Walk<'_> {
                 let mut error = FieldError::invalid(&rule_path, &value, &detail);
                 error.detail = format!("Invalid value: {}: {detail}", rule_value(rule));
                 self.errors.push(error);
+                // A rule that does not compile does not use oldSelf, as far as kube knows.
+                if optional_old_self == Some(true) {
+                    self.errors.push(optional_without_old_self(path));
+                }
                 return;
             }
         };
         let message = text("messageExpression");
         if !message.is_empty() {
-            let compiled =
-                Program::compile(self.env, message, decl, optional_old_self == Some(true), Output::Message);
+            let compiled = Program::compile(
+                self.env,
+                message,
+                decl,
+                optional_old_self == Some(true),
+                Output::Message,
+            );
             let message_path = format!("{path}.messageExpression");
             match compiled {
                 Err(detail) => {
@@ -186,8 +210,13 @@ impl Walk<'_> {
                 Ok(m) => {
                     let cost: CostEstimate = m.cost;
                     if cost.max > RULE_COST_LIMIT {
-                        let text = cost_error_message("estimated messageExpression cost", cost.max, RULE_COST_LIMIT);
-                        self.errors.push(FieldError::forbidden(&message_path, &text));
+                        let text = cost_error_message(
+                            "estimated messageExpression cost",
+                            cost.max,
+                            RULE_COST_LIMIT,
+                        );
+                        self.errors
+                            .push(FieldError::forbidden(&message_path, &text));
                     }
                     self.observe(&message_path, cost.max);
                 }
@@ -195,15 +224,17 @@ impl Walk<'_> {
         }
         if program.uses_old_self {
             if let Some(within) = &ctx.forbid_old_self {
-                let detail = format!("oldSelf cannot be used on the uncorrelatable portion of the schema within {within}");
-                self.errors.push(FieldError::invalid(&rule_path, &Value::String(source.to_string()), &detail));
+                let detail = format!(
+                    "oldSelf cannot be used on the uncorrelatable portion of the schema within {within}"
+                );
+                self.errors.push(FieldError::invalid(
+                    &rule_path,
+                    &Value::String(source.to_string()),
+                    &detail,
+                ));
             }
         } else if optional_old_self == Some(true) {
-            self.errors.push(FieldError::invalid(
-                &format!("{path}.optionalOldSelf"),
-                &Value::Bool(true),
-                "may not be set if oldSelf is not used in rule",
-            ));
+            self.errors.push(optional_without_old_self(path));
         }
     }
 
@@ -214,9 +245,17 @@ impl Walk<'_> {
             return;
         }
         self.expensive.push((path.to_string(), cost));
-        self.expensive.sort_by(|a, b| b.1.cmp(&a.1));
+        self.expensive.sort_by_key(|e| std::cmp::Reverse(e.1));
         self.expensive.truncate(4);
     }
+}
+
+fn optional_without_old_self(path: &str) -> FieldError {
+    FieldError::invalid(
+        &format!("{path}.optionalOldSelf"),
+        &Value::Bool(true),
+        "may not be set if oldSelf is not used in rule",
+    )
 }
 
 /// kube's `extractMaxElements`: how many children a node has per instance.

@@ -88,7 +88,14 @@ impl Walk {
             // Only list-maps correlate old items for transition rules.
             let old_item = old.and_then(|o| super::ratchet::list_map_match(schema, o, item));
             let child = corr.index(item);
-            self.node(item_validator, item_schema, &format!("{path}[{i}]"), item, old_item, &child);
+            self.node(
+                item_validator,
+                item_schema,
+                &format!("{path}[{i}]"),
+                item,
+                old_item,
+                &child,
+            );
             if self.budget < 0 {
                 return;
             }
@@ -111,7 +118,14 @@ impl Walk {
             for (key, value) in fields {
                 let old_value = old_fields.and_then(|o| o.get(key));
                 let child = corr.key(key, value);
-                self.node(values, value_schema, &format!("{path}[{key}]"), value, old_value, &child);
+                self.node(
+                    values,
+                    value_schema,
+                    &format!("{path}[{key}]"),
+                    value,
+                    old_value,
+                    &child,
+                );
                 if self.budget < 0 {
                     return;
                 }
@@ -130,7 +144,14 @@ impl Walk {
             } else {
                 format!("{path}.{key}")
             };
-            self.node(property, property_schema, &child_path, value, old_value, &child);
+            self.node(
+                property,
+                property_schema,
+                &child_path,
+                value,
+                old_value,
+                &child,
+            );
             if self.budget < 0 {
                 return;
             }
@@ -138,10 +159,21 @@ impl Walk {
     }
 
     /// `validateExpressions`: each rule of the node in order.
-    fn expressions(&mut self, v: &Validator, path: &str, new: &Value, old: Option<&Value>, corr: &Correlation) {
+    fn expressions(
+        &mut self,
+        v: &Validator,
+        path: &str,
+        new: &Value,
+        old: Option<&Value>,
+        corr: &Correlation,
+    ) {
         let field = if path.is_empty() { "<nil>" } else { path };
         if let Some(error) = &v.compilation_error {
-            self.invalid(field, v.schema_type, &format!("rule compiler initialization error: {error}"));
+            self.invalid(
+                field,
+                v.schema_type,
+                &format!("rule compiler initialization error: {error}"),
+            );
             return;
         }
         if v.rules.is_empty() {
@@ -322,7 +354,12 @@ fn invalid_error(field: &str, schema_type: &str, detail: &str) -> FieldError {
 }
 
 /// kube's `fieldErrorForReason`; objects and lists omit their value.
-fn reason_error(field: &str, value: Option<&Value>, detail: &str, reason: Option<ErrorType>) -> FieldError {
+fn reason_error(
+    field: &str,
+    value: Option<&Value>,
+    detail: &str,
+    reason: Option<ErrorType>,
+) -> FieldError {
     match reason {
         Some(ErrorType::Forbidden) => FieldError::forbidden(field, detail),
         Some(ErrorType::Required) => FieldError::required(field, detail),

@@ -81,6 +81,10 @@ impl<'v> Correlation<'v> {
 }
 
 /// The old item of a list-map with the same keys as `item`.
-pub(super) fn list_map_match<'v>(schema: &Schema, old: &'v Value, item: &Value) -> Option<&'v Value> {
+pub(super) fn list_map_match<'v>(
+    schema: &Schema,
+    old: &'v Value,
+    item: &Value,
+) -> Option<&'v Value> {
     ListIndex::new(schema, old)?.get(item)
 }

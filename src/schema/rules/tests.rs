@@ -6,18 +6,18 @@ use super::*;
 
 fn crontab(rules: Value) -> Schema {
     Schema::parse(&json!({"type": "object", "properties": {"spec": {
-        "type": "object",
-        "x-kubernetes-validations": rules,
-        "properties": {
-            "minReplicas": {"type": "integer"},
-            "replicas": {"type": "integer"},
-            "maxReplicas": {"type": "integer"},
-            "mode": {"type": "string"},
-            "tags": {"type": "array", "items": {"type": "string", "maxLength": 10,
-                "x-kubernetes-validations": [{"rule": "self != 'bad'"}]}},
-            "labels": {"type": "object", "additionalProperties": {"type": "string",
-                "x-kubernetes-validations": [{"rule": "self.size() < 5", "message": "too long"}]}}
-        }}}}))
+    "type": "object",
+    "x-kubernetes-validations": rules,
+    "properties": {
+        "minReplicas": {"type": "integer"},
+        "replicas": {"type": "integer"},
+        "maxReplicas": {"type": "integer"},
+        "mode": {"type": "string"},
+        "tags": {"type": "array", "items": {"type": "string", "maxLength": 10,
+            "x-kubernetes-validations": [{"rule": "self != 'bad'"}]}},
+        "labels": {"type": "object", "additionalProperties": {"type": "string",
+            "x-kubernetes-validations": [{"rule": "self.size() < 5", "message": "too long"}]}}
+    }}}}))
 }
 
 fn messages(findings: &Findings) -> Vec<String> {
@@ -65,7 +65,8 @@ fn validate_list_items_and_map_values_report_their_paths() {
 
 #[test]
 fn validate_transition_rule_runs_only_on_update() {
-    let schema = crontab(json!([{"rule": "self.replicas >= oldSelf.replicas", "message": "no scale down"}]));
+    let schema =
+        crontab(json!([{"rule": "self.replicas >= oldSelf.replicas", "message": "no scale down"}]));
     let rules = Rules::compile(&schema);
     let new = json!({"spec": {"replicas": 1}});
     assert!(rules.validate(&schema, &new, None).errors.is_empty());
@@ -78,8 +79,10 @@ fn validate_transition_rule_runs_only_on_update() {
 
 #[test]
 fn validate_optional_old_self_runs_on_create_with_none() {
-    let schema = crontab(json!([{"rule": "!oldSelf.hasValue() || self.mode == oldSelf.value().mode",
-        "optionalOldSelf": true, "message": "immutable"}]));
+    let schema = crontab(
+        json!([{"rule": "!oldSelf.hasValue() || self.mode == oldSelf.value().mode",
+        "optionalOldSelf": true, "message": "immutable"}]),
+    );
     let rules = Rules::compile(&schema);
     let new = json!({"spec": {"mode": "a"}});
     assert!(rules.validate(&schema, &new, None).errors.is_empty());
@@ -97,7 +100,10 @@ fn validate_unchanged_invalid_value_ratchets_to_warning() {
     let old = json!({"spec": {"replicas": 20}});
     let findings = rules.validate(&schema, &old.clone(), Some(&old));
     assert!(findings.errors.is_empty());
-    assert_eq!(findings.warnings, vec!["spec: Invalid value: failed rule: self.replicas < 10"]);
+    assert_eq!(
+        findings.warnings,
+        vec!["spec: Invalid value: failed rule: self.replicas < 10"]
+    );
 }
 
 #[test]
@@ -110,7 +116,10 @@ fn validate_message_expression_falls_back_to_message_when_empty() {
     let bad = json!({"spec": {"replicas": 20}});
     assert_eq!(
         messages(&rules.validate(&schema, &bad, None)),
-        vec!["spec: Invalid value: replicas 20 too high", "spec: Invalid value: fallback"]
+        vec![
+            "spec: Invalid value: replicas 20 too high",
+            "spec: Invalid value: fallback"
+        ]
     );
 }
 
@@ -121,12 +130,16 @@ fn validate_runtime_error_reports_evaluating_rule() {
     let bad = json!({"spec": {"replicas": 20, "minReplicas": 0}});
     assert_eq!(
         messages(&rules.validate(&schema, &bad, None)),
-        vec!["spec: Invalid value: \"object\": division by zero evaluating rule: self.replicas / self.minReplicas > 0"]
+        vec![
+            "spec: Invalid value: \"object\": division by zero evaluating rule: self.replicas / self.minReplicas > 0"
+        ]
     );
     let missing = json!({"spec": {"replicas": 20}});
     assert_eq!(
         messages(&rules.validate(&schema, &missing, None)),
-        vec!["spec: Invalid value: \"object\": no such key: minReplicas evaluating rule: self.replicas / self.minReplicas > 0"]
+        vec![
+            "spec: Invalid value: \"object\": no such key: minReplicas evaluating rule: self.replicas / self.minReplicas > 0"
+        ]
     );
 }
 
@@ -141,7 +154,10 @@ fn validate_reason_and_field_path_shape_the_cause() {
     let findings = rules.validate(&schema, &bad, None);
     assert_eq!(
         messages(&findings),
-        vec!["spec.replicas: Forbidden: too many", "spec: Required value: mode is required"]
+        vec![
+            "spec.replicas: Forbidden: too many",
+            "spec: Required value: mode is required"
+        ]
     );
     assert_eq!(findings.errors[0].reason, ErrorType::Forbidden);
 }
@@ -149,28 +165,51 @@ fn validate_reason_and_field_path_shape_the_cause() {
 #[test]
 fn definition_errors_report_compile_failures_at_rule_paths() {
     let env = crate::cel::env::stored();
-    let schema = crontab(json!([{"rule": "self.replicas == true"}, {"rule": "self.nope > 0"}, {"rule": "1"}]));
+    let schema = crontab(
+        json!([{"rule": "self.replicas == true"}, {"rule": "self.nope > 0"}, {"rule": "1"}]),
+    );
     let errors: Vec<String> = definition::errors(&env, &schema, "spec.validation.openAPIV3Schema")
         .iter()
         .map(FieldError::message)
         .collect();
     let at = "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations";
     assert_eq!(errors.len(), 3, "{errors:#?}");
-    assert!(errors[0].starts_with(&format!("{at}[0].rule: Invalid value: {{\"Rule\":\"self.replicas == true\",")), "{}", errors[0]);
+    assert!(
+        errors[0].starts_with(&format!(
+            "{at}[0].rule: Invalid value: {{\"Rule\":\"self.replicas == true\","
+        )),
+        "{}",
+        errors[0]
+    );
     assert!(errors[0].contains("compilation failed: ERROR: <input>:1:15: found no matching overload for '_==_' applied to '(int, bool)'"), "{}", errors[0]);
-    assert!(errors[1].contains("undefined field 'nope'"), "{}", errors[1]);
-    assert!(errors[2].ends_with("cel expression must evaluate to a bool"), "{}", errors[2]);
+    assert!(
+        errors[1].contains("undefined field 'nope'"),
+        "{}",
+        errors[1]
+    );
+    assert!(
+        errors[2].ends_with("cel expression must evaluate to a bool"),
+        "{}",
+        errors[2]
+    );
 }
 
 #[test]
 fn definition_errors_refuse_old_self_under_atomic_list() {
     let env = crate::cel::env::stored();
-    let schema = Schema::parse(&json!({"type": "object", "properties": {"list": {"type": "array", "maxItems": 10,
-        "items": {"type": "string", "maxLength": 10, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}}}));
-    let errors: Vec<String> = definition::errors(&env, &schema, "s").iter().map(FieldError::message).collect();
+    let schema = Schema::parse(
+        &json!({"type": "object", "properties": {"list": {"type": "array", "maxItems": 10,
+        "items": {"type": "string", "maxLength": 10, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}}}),
+    );
+    let errors: Vec<String> = definition::errors(&env, &schema, "s")
+        .iter()
+        .map(FieldError::message)
+        .collect();
     assert_eq!(
         errors,
-        vec!["s.properties[list].items.x-kubernetes-validations[0].rule: Invalid value: \"self == oldSelf\": oldSelf cannot be used on the uncorrelatable portion of the schema within s.properties[list]"]
+        vec![
+            "s.properties[list].items.x-kubernetes-validations[0].rule: Invalid value: \"self == oldSelf\": oldSelf cannot be used on the uncorrelatable portion of the schema within s.properties[list]"
+        ]
     );
 }
 

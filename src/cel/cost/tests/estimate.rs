@@ -74,7 +74,7 @@ fn estimate_of_kube_cost_estimation_cases_matches_kube() {
 
 #[test]
 fn estimate_of_presence_test_costs_only_its_operand() {
-    let schema = kube_cases::Gen::Map("number").schema(None);
+    let schema = super::kube_schemas::Gen::Map("number").schema(None);
     assert_eq!(max_cost(&schema, "has(self.x)"), 1);
 }
 
@@ -113,7 +113,11 @@ fn estimate_of_library_calls_matches_kube_library_tests() {
     println!("not compiled:\n{}", uncompiled.join("\n"));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     let compared = library_cases::CASES.len() - uncompiled.len();
-    assert!(compared >= 30, "only {compared} cases compiled:\n{}", uncompiled.join("\n"));
+    assert!(
+        compared >= 30,
+        "only {compared} cases compiled:\n{}",
+        uncompiled.join("\n")
+    );
 }
 
 /// cel-go's test estimator: sizes by dotted path from the hints, 12 for bytes.

@@ -3,5 +3,6 @@
 mod celgo_cases;
 mod estimate;
 mod kube_cases;
+mod kube_schemas;
 mod library_cases;
 mod runtime;

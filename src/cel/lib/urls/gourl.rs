@@ -3,6 +3,9 @@
 //! and `Query`, under the reference build's GODEBUG (`urlstrictcolons=0`,
 //! `urlmaxqueryparams=0`). Components are bytes: Go strings need not be UTF-8.
 
+mod escape;
+
+use self::escape::{Mode, escape, unescape, valid_encoded};
 use super::super::ip::netip;
 use crate::gofmt::quote;
 
@@ -21,108 +24,6 @@ pub struct Url {
     pub omit_host: bool,
     pub fragment: Vec<u8>,
     pub raw_fragment: String,
-}
-
-/// Go's `encoding` modes (which bytes are left unescaped).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    Path,
-    Host,
-    Zone,
-    UserPassword,
-    QueryComponent,
-    Fragment,
-}
-
-/// Go's `shouldEscape` (its `encoding_table.go`, spelled as rules).
-fn should_escape(c: u8, mode: Mode) -> bool {
-    if c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~') {
-        return false;
-    }
-    let allowed: &[u8] = match mode {
-        Mode::Host | Mode::Zone => b"!\"$&'()*+,:;<=>[]",
-        Mode::Path => b"$&+,/:;=@",
-        Mode::UserPassword => b"$&+,;=",
-        Mode::QueryComponent => b"",
-        Mode::Fragment => b"!$&'()*+,/:;=?@",
-    };
-    !allowed.contains(&c)
-}
-
-fn unhex(c: u8) -> u8 {
-    match c {
-        b'0'..=b'9' => c - b'0',
-        b'a'..=b'f' => c - b'a' + 10,
-        _ => c.wrapping_sub(b'A').wrapping_add(10),
-    }
-}
-
-/// Go's `unescape`, or its `EscapeError` / `InvalidHostError` text.
-fn unescape(s: &[u8], mode: Mode) -> Result<Vec<u8>, String> {
-    let escape_error = |bad: &[u8]| {
-        format!(
-            "invalid URL escape {}",
-            quote(&String::from_utf8_lossy(bad))
-        )
-    };
-    let mut out = Vec::with_capacity(s.len());
-    let mut i = 0;
-    while i < s.len() {
-        match s[i] {
-            b'%' => {
-                if i + 2 >= s.len()
-                    || !s[i + 1].is_ascii_hexdigit()
-                    || !s[i + 2].is_ascii_hexdigit()
-                {
-                    return Err(escape_error(&s[i..(i + 3).min(s.len())]));
-                }
-                let v = unhex(s[i + 1]) << 4 | unhex(s[i + 2]);
-                let is_pct25 = &s[i..i + 3] == b"%25";
-                if mode == Mode::Host && unhex(s[i + 1]) < 8 && !is_pct25 {
-                    return Err(escape_error(&s[i..i + 3]));
-                }
-                if mode == Mode::Zone && !is_pct25 && v != b' ' && should_escape(v, Mode::Host) {
-                    return Err(escape_error(&s[i..i + 3]));
-                }
-                out.push(v);
-                i += 3;
-            }
-            b'+' => {
-                out.push(if mode == Mode::QueryComponent {
-                    b' '
-                } else {
-                    b'+'
-                });
-                i += 1;
-            }
-            c => {
-                if matches!(mode, Mode::Host | Mode::Zone) && c < 0x80 && should_escape(c, mode) {
-                    return Err(format!(
-                        "invalid character {} in host name",
-                        quote(&char::from(c).to_string())
-                    ));
-                }
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// Go's `escape`.
-fn escape(s: &[u8], mode: Mode) -> String {
-    let mut out = String::with_capacity(s.len());
-    for &c in s {
-        if c == b' ' && mode == Mode::QueryComponent {
-            out.push('+');
-        } else if should_escape(c, mode) {
-            out.push_str(&format!("%{c:02X}"));
-        } else {
-            out.push(char::from(c));
-        }
-    }
-    out
 }
 
 /// Go's `url.Parse`: the part before `#` parsed, then the fragment.
@@ -263,8 +164,8 @@ fn parse_host(host: &str) -> Result<Vec<u8>, String> {
             let name = &host[1..close];
             let mut literal = match name.find("%25") {
                 Some(zone) => {
-                    let mut addr = unescape(name[..zone].as_bytes(), Mode::Host)?;
-                    addr.extend(unescape(name[zone..].as_bytes(), Mode::Zone)?);
+                    let mut addr = unescape(&name.as_bytes()[..zone], Mode::Host)?;
+                    addr.extend(unescape(&name.as_bytes()[zone..], Mode::Zone)?);
                     addr
                 }
                 None => unescape(name.as_bytes(), Mode::Host)?,
@@ -300,12 +201,6 @@ fn valid_optional_port(port: &str) -> bool {
         || port
             .strip_prefix(':')
             .is_some_and(|d| d.bytes().all(|b| b.is_ascii_digit()))
-}
-
-/// Go's `validEncoded`.
-fn valid_encoded(s: &str, mode: Mode) -> bool {
-    s.bytes()
-        .all(|c| b"!$&'()*+,;=:@[]%".contains(&c) || !should_escape(c, mode))
 }
 
 impl Url {

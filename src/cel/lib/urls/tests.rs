@@ -19,6 +19,9 @@ fn go_map(value: Value<'_>) -> String {
     format!("map[{}]", parts.join(" "))
 }
 
+/// `(input, accessor results or url()'s error, isURL)`.
+type Case<'a> = (&'a str, Result<[&'a str; 6], &'a str>, bool);
+
 #[test]
 fn url_accessors_table_match_kube() {
     let lib = library();
@@ -30,7 +33,7 @@ fn url_accessors_table_match_kube() {
         "url_get_escaped_path",
     ];
     #[rustfmt::skip]
-    let cases: &[(&str, Result<[&str; 6], &str>, bool)] = &[
+    let cases: &[Case] = &[
         ("https://example.com:80/", Ok(["https", "example.com:80", "example.com", "80", "/", "map[]"]), true),
         ("https://example.com/path", Ok(["https", "example.com", "example.com", "", "/path", "map[]"]), true),
         ("https://user:pass@example.com:8080/a%20b/c?x=1&y=2&x=3#frag", Ok(["https", "example.com:8080", "example.com", "8080", "/a%20b/c", "map[x:[1, 3] y:[2]]"]), true),
