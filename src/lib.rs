@@ -14,7 +14,12 @@
 //! - [`handlers`]: one module per verb, discovery, health, status and scale subresources.
 //! - [`meta`]: ObjectMeta rules applied on create, update and delete.
 //! - [`schema`]: the compiled structural schema of each served version: structural
-//!   check at load, pruning, defaulting, validation with ratcheting.
+//!   check at load, pruning, defaulting, validation with ratcheting, and the CEL
+//!   validation rules (`schema::rules`) compiled at load and run after validation.
+//! - [`cel`]: the CEL engine those rules run on (parser, checker, cost model, evaluator,
+//!   Kubernetes libraries), matching kube's environment, costs and texts.
+//! - [`fieldmanager`]: managedFields and server-side apply (field paths and sets, their
+//!   `FieldsV1` encoding, managedFields entries), mirroring structured-merge-diff.
 //! - [`storage`]: the revisioned key/value [`storage::Store`] and its backends.
 //! - [`watch`]: turns storage events into `{"type","object"}` watch events.
 //! - [`selector`], [`table`]: label/field selectors and server-side printing.
@@ -31,6 +36,7 @@ pub mod cel;
 pub mod config;
 pub mod crd;
 pub mod error;
+pub mod fieldmanager;
 pub mod gofmt;
 pub mod handlers;
 pub mod meta;

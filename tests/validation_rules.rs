@@ -189,6 +189,10 @@ refused_tests! {
         "exceeds budget by factor of 1.200003x";
     optional_old_self_without_old_self_refused: "optional-old-self-without-old-self",
         "optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule";
+    rule_under_all_of_refused: "rule-under-all-of",
+        "properties[spec].allOf[0].x-kubernetes-validations: Forbidden: must be empty to be structural";
+    cost_item_rule_times_max_items_refused: "item-rule-cost-times-cardinality",
+        "items.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of 2.8x";
 }
 
 // ---- Requests replayed against recorded reference answers -----------------------------

@@ -78,14 +78,17 @@ impl DeclType {
     }
 
     /// kube's `MaybeAssignTypeName`: unnamed objects (`object`) are named `name`, their
-    /// object fields `name.field`, recursively; lists, maps and named objects are kept.
+    /// object fields `name.field`, list items `name.@idx` and map values `name.@elem`,
+    /// recursively; named objects are kept.
     pub fn scoped(self: &Arc<Self>, name: &str) -> Arc<DeclType> {
-        let DeclKind::Object { fields } = &self.kind else {
-            return Arc::clone(self);
-        };
-        if self.name != "object" || name == "object" {
+        if name == "object" {
             return Arc::clone(self);
         }
+        let fields = match &self.kind {
+            DeclKind::Object { fields } if self.name == "object" => fields,
+            DeclKind::List { .. } | DeclKind::Map { .. } => return self.scoped_elements(name),
+            _ => return Arc::clone(self),
+        };
         let fields = fields
             .iter()
             .map(|(cel_name, field)| {
@@ -100,6 +103,41 @@ impl DeclType {
         Arc::new(DeclType {
             name: name.to_string(),
             kind: DeclKind::Object { fields },
+            max_elements: self.max_elements,
+            min_serialized_size: self.min_serialized_size,
+        })
+    }
+
+    /// A list or map whose item or value type is named `name.@idx` / `name.@elem`.
+    fn scoped_elements(self: &Arc<Self>, name: &str) -> Arc<DeclType> {
+        let kind = match &self.kind {
+            DeclKind::List {
+                elem,
+                list_type,
+                map_keys,
+            } => {
+                let scoped = elem.scoped(&format!("{name}.@idx"));
+                if Arc::ptr_eq(&scoped, elem) {
+                    return Arc::clone(self);
+                }
+                DeclKind::List {
+                    elem: scoped,
+                    list_type: *list_type,
+                    map_keys: map_keys.clone(),
+                }
+            }
+            DeclKind::Map { value } => {
+                let scoped = value.scoped(&format!("{name}.@elem"));
+                if Arc::ptr_eq(&scoped, value) {
+                    return Arc::clone(self);
+                }
+                DeclKind::Map { value: scoped }
+            }
+            _ => return Arc::clone(self),
+        };
+        Arc::new(DeclType {
+            name: self.name.clone(),
+            kind,
             max_elements: self.max_elements,
             min_serialized_size: self.min_serialized_size,
         })

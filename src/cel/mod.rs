@@ -26,6 +26,8 @@
 pub mod ast;
 pub mod check;
 pub mod checked;
+#[cfg(test)]
+mod conformance;
 pub mod cost;
 pub mod decl;
 pub mod env;

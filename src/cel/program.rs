@@ -54,16 +54,18 @@ impl Program {
         optional_old_self: bool,
         output: Output,
     ) -> Result<Program, String> {
-        let (failed, wrong_type, expected) = match output {
+        let (failed, wrong_type, expected, instantiation) = match output {
             Output::Rule => (
                 "compilation failed: ",
                 "cel expression must evaluate to a bool",
                 Type::Bool,
+                "program instantiation failed: ",
             ),
             Output::Message => (
                 "messageExpression compilation failed: ",
                 "messageExpression must evaluate to a string",
                 Type::String,
+                "messageExpression instantiation failed: ",
             ),
         };
         // kube names the scope's object type `selfType<nanoseconds>`; the number is
@@ -97,7 +99,9 @@ impl Program {
             .values()
             .any(|r| matches!(r, super::checked::Reference::Variable(n) if n == OLD_SELF));
         let cost = cost::estimate_with_root(&checked, Some(decl));
-        let plan = Plan::new(&checked, env, &[SELF, OLD_SELF])?;
+        let not_instantiated = |e: String| format!("{instantiation}{e}");
+        check::instantiate(&checked).map_err(not_instantiated)?;
+        let plan = Plan::new(&checked, env, &[SELF, OLD_SELF]).map_err(not_instantiated)?;
         Ok(Program {
             plan,
             cost,

@@ -9,6 +9,8 @@ use std::rc::Rc;
 use super::decl::DeclType;
 use super::types::Type;
 
+pub mod schema_list;
+
 /// A CEL value borrowing from the object under validation and the compiled schema.
 #[derive(Clone, Debug)]
 pub enum Value<'a> {
@@ -34,6 +36,8 @@ pub enum Value<'a> {
 pub enum Str<'a> {
     Borrowed(&'a str),
     Owned(Rc<str>),
+    /// A constant of a compiled program (shared between threads): no copy per use.
+    Shared(std::sync::Arc<str>),
 }
 
 impl Str<'_> {
@@ -41,6 +45,7 @@ impl Str<'_> {
         match self {
             Str::Borrowed(s) => s,
             Str::Owned(s) => s,
+            Str::Shared(s) => s,
         }
     }
 }
@@ -53,7 +58,26 @@ pub enum List<'a> {
         /// The list node (its `kind` is `DeclKind::List`): item type and list type.
         decl: &'a DeclType,
     },
-    Owned(Rc<Vec<Value<'a>>>),
+    Owned(Rc<Items<'a>>),
+}
+
+/// The elements of a computed list. A list computed by `+` from a schema list of type
+/// `set` or `map` keeps that node (kube's `unstructuredSetList.Add` and
+/// `unstructuredMapList.Add` return lists of the same kind): its `==` ignores order and
+/// a further `+` is again a union or a merge. Reads as the `Vec` of its elements.
+#[derive(Clone, Debug, Default)]
+pub struct Items<'a> {
+    pub values: Vec<Value<'a>>,
+    /// The schema list node (`DeclKind::List` of type `set` or `map`), if any.
+    pub schema: Option<&'a DeclType>,
+}
+
+impl<'a> std::ops::Deref for Items<'a> {
+    type Target = Vec<Value<'a>>;
+
+    fn deref(&self) -> &Vec<Value<'a>> {
+        &self.values
+    }
 }
 
 /// A map or an object: a JSON object read through its schema (an object shows only
@@ -102,7 +126,19 @@ impl<'a> Value<'a> {
     }
 
     pub fn list(items: Vec<Value<'a>>) -> Value<'a> {
-        Value::List(List::Owned(Rc::new(items)))
+        Value::List(List::Owned(Rc::new(Items {
+            values: items,
+            schema: None,
+        })))
+    }
+
+    /// A list computed from the schema list `schema` that keeps its semantics (see
+    /// [`Items`]).
+    pub fn schema_list(items: Vec<Value<'a>>, schema: &'a DeclType) -> Value<'a> {
+        Value::List(List::Owned(Rc::new(Items {
+            values: items,
+            schema: Some(schema),
+        })))
     }
 }
 

@@ -100,16 +100,37 @@ impl FieldError {
     }
 }
 
-/// apimachinery's aggregate of field errors: one message alone, several as `[a, b]`.
+/// apimachinery's aggregate of field errors (`ErrorList.ToAggregate`): repeated texts
+/// once, in first-seen order; one message alone, several as `[a, b]`.
 pub(crate) fn aggregate(causes: &[FieldError]) -> String {
-    match causes {
-        [one] => one.message(),
-        many => format!(
-            "[{}]",
-            many.iter()
-                .map(FieldError::message)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+    let mut seen = std::collections::HashSet::new();
+    let messages: Vec<String> = causes
+        .iter()
+        .map(FieldError::message)
+        .filter(|m| seen.insert(m.clone()))
+        .collect();
+    match messages.as_slice() {
+        [one] => one.clone(),
+        many => format!("[{}]", many.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aggregate_repeated_texts_once_in_first_seen_order() {
+        let a = FieldError::required("spec.a", "");
+        let b = FieldError::forbidden("spec.b", "no");
+        assert_eq!(
+            aggregate(std::slice::from_ref(&a)),
+            "spec.a: Required value"
+        );
+        assert_eq!(aggregate(&[a.clone(), a.clone()]), "spec.a: Required value");
+        assert_eq!(
+            aggregate(&[b.clone(), a.clone(), b]),
+            "[spec.b: Forbidden: no, spec.a: Required value]"
+        );
     }
 }

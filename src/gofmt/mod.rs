@@ -20,7 +20,7 @@ use serde_json::Value;
 pub use float::{float_json, float_v};
 pub use json::{json_string, marshal, marshal_float64};
 pub use num::{Num, f64_to_i64};
-pub use quote::quote;
+pub use quote::{is_print, quote};
 
 /// A bad value as apimachinery's `field.Error.ErrorBody()` prints a value decoded from JSON:
 /// int64, float64 and bool with `%v`, strings with `%q`, and null, arrays and objects as

@@ -11,7 +11,7 @@ static PRINTABLE: LazyLock<Option<Regex>> =
 
 /// Whether Go's `strconv.IsPrint` holds: the categories above plus the ASCII space, so
 /// controls, other spaces, format characters, private use and unassigned code points fail.
-fn is_print(c: char) -> bool {
+pub fn is_print(c: char) -> bool {
     if c.is_ascii() {
         return (' '..='~').contains(&c);
     }

@@ -33,6 +33,11 @@ pub enum Reply {
         body: String,
     },
     Error(ApiError),
+    /// An error with the warnings recorded before it (kube sends them with the Status).
+    Failed {
+        error: ApiError,
+        warnings: Vec<String>,
+    },
     /// A response its handler built whole (OpenAPI: ETag, 304, 301 Location, caching headers).
     Raw(Response<Body>),
 }
@@ -53,7 +58,7 @@ impl Reply {
         match self {
             Reply::Object { code, .. } | Reply::Text { code, .. } => code.as_u16(),
             Reply::Stream { .. } => 200,
-            Reply::Error(e) => e.code(),
+            Reply::Error(e) | Reply::Failed { error: e, .. } => e.code(),
             Reply::Raw(resp) => resp.status().as_u16(),
         }
     }
@@ -81,8 +86,20 @@ impl Reply {
     /// Adds `Warning` headers after those already present (schema admission's
     /// unknown and duplicate field warnings come after a deprecation warning).
     pub fn with_warnings(mut self, more: Vec<String>) -> Reply {
-        if let Reply::Object { warnings, .. } | Reply::Stream { warnings, .. } = &mut self {
-            warnings.extend(more);
+        match &mut self {
+            Reply::Object { warnings, .. }
+            | Reply::Stream { warnings, .. }
+            | Reply::Failed { warnings, .. } => warnings.extend(more),
+            Reply::Error(_) if !more.is_empty() => {
+                let Reply::Error(error) = self else {
+                    return self;
+                };
+                return Reply::Failed {
+                    error,
+                    warnings: more,
+                };
+            }
+            _ => {}
         }
         self
     }
@@ -112,6 +129,11 @@ impl Reply {
                 resp
             }
             Reply::Error(err) => error_response(&err),
+            Reply::Failed { error, warnings } => {
+                let mut resp = error_response(&error);
+                add_warnings(&mut resp, &warnings);
+                resp
+            }
             Reply::Raw(resp) => resp,
         }
     }
@@ -255,5 +277,16 @@ mod tests {
             String::new(),
         ];
         assert_eq!(recorded_warnings(&small), vec!["a", "b"]);
+    }
+
+    #[test]
+    fn error_with_warnings_sends_status_and_warning_headers() {
+        let reply = Reply::Error(ApiError::PathNotFound).with_warnings(vec!["x \"y\"".into()]);
+        let resp = reply.into_response();
+        assert_eq!(resp.status(), StatusCode::NOT_FOUND);
+        let warnings: Vec<_> = resp.headers().get_all(header::WARNING).iter().collect();
+        assert_eq!(warnings, [r#"299 - "x \"y\"""#]);
+        let plain = Reply::Error(ApiError::PathNotFound).with_warnings(Vec::new());
+        assert!(matches!(plain, Reply::Error(_)));
     }
 }

@@ -136,6 +136,8 @@ async fn write_scale(
     let options = WriteOptions::from_query(&call.query, kind)?;
     let paths = paths(ctx)?;
     let name = ctx.name.as_str();
+    // The object's update records its warnings (ratcheted rule failures) as any update.
+    let mut warnings = Vec::new();
     let written = guaranteed_update(state, ctx, name, options.dry_run, |current| {
         let scale = change(&to_scale(current, paths))?;
         let requested_rv = obj::resource_version(&scale);
@@ -158,18 +160,17 @@ async fn write_scale(
         set_path(&mut new, &paths.spec_replicas, replicas);
         // The object is then checked as any update of it: metadata, its schema (ratcheted).
         let meta_errors = lifecycle::prepare_update(&mut new, current, &write_target(ctx)).err();
-        // kube's scale handler sends no warnings of the object's own update.
-        let mut ignored = Vec::new();
         let meta_errors = meta_errors.unwrap_or_default();
-        let causes = admit::validate(ctx, &new, Some(current), meta_errors, &mut ignored);
+        let causes = admit::validate(ctx, &new, Some(current), meta_errors, &mut warnings);
         if !causes.is_empty() {
             return Err(invalid(ctx, name, causes));
         }
         Ok((Next::Put(new), ()))
     })
-    .await?;
-    Ok(Reply::ok(
-        to_scale(&written.object, paths),
-        Representation::Json,
-    ))
+    .await;
+    let reply = written.map(|w| Reply::ok(to_scale(&w.object, paths), Representation::Json));
+    Ok(match reply {
+        Ok(reply) => reply.with_warnings(warnings),
+        Err(e) => Reply::Error(e).with_warnings(warnings),
+    })
 }

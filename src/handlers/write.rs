@@ -97,21 +97,40 @@ fn check_namespace(ctx: &Target, object: &Value) -> Result<(), ApiError> {
     }
 }
 
+/// kube records warnings as they arise and sends them with the reply, even a failure.
+fn with_warnings(result: Result<Reply, ApiError>, warnings: Vec<String>) -> Reply {
+    match result {
+        Ok(reply) => reply.with_warnings(warnings),
+        Err(e) => Reply::Error(e).with_warnings(warnings),
+    }
+}
+
 pub async fn create(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
+    let mut warnings = Vec::new();
+    let result = create_object(state, call, ctx, &mut warnings).await;
+    Ok(with_warnings(result, warnings))
+}
+
+async fn create_object(
+    state: &Arc<AppState>,
+    call: &Call,
+    ctx: &Target,
+    warnings: &mut Vec<String>,
+) -> Result<Reply, ApiError> {
     let options = WriteOptions::from_query(&call.query, "CreateOptions")?;
     let format = body_format(call.header("content-type"))?;
     let duplicates = admit::duplicates(&call.body, format, options.field_validation);
     let mut object = decode_object(&call.body, format)?;
     check_type_meta(ctx, &object)?;
     check_namespace(ctx, &object)?;
-    let mut warnings = admit::coerce_body(ctx, &mut object, duplicates, options.field_validation)?;
+    *warnings = admit::coerce_body(ctx, &mut object, duplicates, options.field_validation)?;
     let meta_errors = lifecycle::prepare_create(&mut object, &write_target(ctx)).err();
     let causes = admit::validate(
         ctx,
         &object,
         None,
         meta_errors.unwrap_or_default(),
-        &mut warnings,
+        warnings,
     );
     if !causes.is_empty() {
         return Err(invalid(ctx, obj::name(&object), causes));
@@ -119,7 +138,7 @@ pub async fn create(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
     let name = obj::name(&object).to_string();
     let revision = guaranteed::create(state, ctx, &name, &object, options.dry_run).await?;
     ctx.present(&mut object, revision);
-    Ok(render_object(call, ctx, StatusCode::CREATED, object)?.with_warnings(warnings))
+    render_object(call, ctx, StatusCode::CREATED, object)
 }
 
 pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
@@ -130,9 +149,11 @@ pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
     check_type_meta(ctx, &body)?;
     check_name(ctx, &body)?;
     check_namespace(ctx, &body)?;
-    let warnings = admit::coerce_body(ctx, &mut body, duplicates, options.field_validation)?;
-    let (object, _) = apply_change(state, call, ctx, &options, Change::Replace(body)).await?;
-    Ok(render_object(call, ctx, StatusCode::OK, object)?.with_warnings(warnings))
+    let mut warnings = admit::coerce_body(ctx, &mut body, duplicates, options.field_validation)?;
+    let change = Change::Replace(body);
+    let result = apply_change(state, call, ctx, &options, change, &mut warnings).await;
+    let reply = result.and_then(|object| render_object(call, ctx, StatusCode::OK, object));
+    Ok(with_warnings(reply, warnings))
 }
 
 pub async fn patch(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
@@ -140,8 +161,10 @@ pub async fn patch(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
     let format = patch_format(call.header("content-type"))?;
     let patch = decode_patch(&call.body)?;
     let change = Change::Patch(format, patch);
-    let (object, warnings) = apply_change(state, call, ctx, &options, change).await?;
-    Ok(render_object(call, ctx, StatusCode::OK, object)?.with_warnings(warnings))
+    let mut warnings = Vec::new();
+    let result = apply_change(state, call, ctx, &options, change, &mut warnings).await;
+    let reply = result.and_then(|object| render_object(call, ctx, StatusCode::OK, object));
+    Ok(with_warnings(reply, warnings))
 }
 
 /// Duplicate fields of a patch body, as kube words them for its patch type.
@@ -157,31 +180,40 @@ fn patch_duplicates(call: &Call, format: BodyFormat, options: &WriteOptions) -> 
 }
 
 /// Derives the new object from the current one in the one write loop; the last finalizer
-/// removed from a deleted object deletes it. Returns the written object and the patch's
-/// field warnings.
+/// removed from a deleted object deletes it. The patch's field warnings and the rules'
+/// ratcheting warnings are added to `warnings`, also when the write fails.
 async fn apply_change(
     state: &AppState,
     call: &Call,
     ctx: &Target,
     options: &WriteOptions,
     change: Change,
-) -> Result<(Value, Vec<String>), ApiError> {
+    warnings: &mut Vec<String>,
+) -> Result<Value, ApiError> {
     let patch_problems = match &change {
         Change::Patch(format, _) => patch_duplicates(call, *format, options),
         Change::Replace(_) => Vec::new(),
     };
+    // Each attempt's warnings are kept (as kube's recorder keeps them across retries).
     let written = guaranteed_update(state, ctx, &ctx.name, options.dry_run, |current| {
-        let (new, warnings) =
-            next_object(call, ctx, options, &change, current, patch_problems.clone())?;
+        let new = next_object(
+            call,
+            ctx,
+            options,
+            &change,
+            current,
+            patch_problems.clone(),
+            warnings,
+        )?;
         let next = if obj::is_being_deleted(&new) && obj::finalizers(&new).is_empty() {
             Next::Delete(new)
         } else {
             Next::Put(new)
         };
-        Ok((next, warnings))
+        Ok((next, ()))
     })
     .await?;
-    Ok((written.object, written.extra))
+    Ok(written.object)
 }
 
 /// The object an update or patch would store, checked as kube checks it: type meta and
@@ -194,15 +226,16 @@ fn next_object(
     change: &Change,
     current: &Value,
     patch_problems: Vec<String>,
-) -> Result<(Value, Vec<String>), ApiError> {
+    warnings: &mut Vec<String>,
+) -> Result<Value, ApiError> {
     let name = ctx.name.as_str();
     let mut new = change.apply(current)?;
-    let mut warnings = Vec::new();
     if matches!(change, Change::Patch(..)) {
         check_type_meta(ctx, &new)?;
         check_name(ctx, &new)?;
         check_namespace(ctx, &new)?;
-        warnings = admit::coerce_patched(&mut new, ctx, patch_problems, options.field_validation)?;
+        let found = admit::coerce_patched(&mut new, ctx, patch_problems, options.field_validation)?;
+        warnings.extend(found);
     }
     let requested_rv = obj::resource_version(&new);
     if requested_rv.is_empty() && matches!(change, Change::Replace(_)) {
@@ -225,14 +258,14 @@ fn next_object(
     }
     let causes = if call.info.subresource == Subresource::Status {
         new = lifecycle::prepare_status_update(&new, current);
-        admit::validate_status(ctx, &new, current, &mut warnings)
+        admit::validate_status(ctx, &new, current, warnings)
     } else {
         let meta_errors = lifecycle::prepare_update(&mut new, current, &write_target(ctx)).err();
         let meta_errors = meta_errors.unwrap_or_default();
-        admit::validate(ctx, &new, Some(current), meta_errors, &mut warnings)
+        admit::validate(ctx, &new, Some(current), meta_errors, warnings)
     };
     if !causes.is_empty() {
         return Err(invalid(ctx, name, causes));
     }
-    Ok((new, warnings))
+    Ok(new)
 }

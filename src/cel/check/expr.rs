@@ -158,6 +158,11 @@ impl Checker<'_> {
                 Type::Dyn
             }
             Type::Dyn | Type::Error => Type::Dyn,
+            // Kube's library object types have no fields its type provider can find.
+            Type::Opaque(name) if is_library_object(name) => {
+                self.error(id, format!("unexpected failed resolution of '{name}'"));
+                Type::Error
+            }
             other => {
                 let message = format!(
                     "type '{}' does not support field selection",
@@ -244,6 +249,15 @@ pub(super) fn unwrap_optional(t: Type) -> (Type, bool) {
         Type::Optional(inner) => (*inner, true),
         other => (other, false),
     }
+}
+
+/// The library types kube declares as object types (`cel.ObjectType`); `net.IP` and
+/// `net.CIDR` are opaque types.
+fn is_library_object(name: &str) -> bool {
+    matches!(
+        name,
+        "kubernetes.Quantity" | "kubernetes.URL" | "kubernetes.Semver" | "kubernetes.NamedFormat"
+    )
 }
 
 fn literal_type(literal: &Literal) -> Type {

@@ -12,6 +12,10 @@ pub(super) fn format_type(t: &Type) -> String {
         Type::List(e) => format!("list({})", format_type(e)),
         Type::Map(k, v) => format!("map({}, {})", format_type(k), format_type(v)),
         Type::Optional(e) => format!("optional_type({})", format_type(e)),
+        // The `type` identifier: the type of the type `type` (our `type(dyn)`).
+        Type::Type(e) if matches!(&**e, Type::Type(d) if matches!(**d, Type::Dyn)) => {
+            "type(type)".to_string()
+        }
         Type::Type(e) => format!("type({})", format_type(e)),
         other => other.to_string(),
     }

@@ -11,7 +11,9 @@ mod call;
 mod comprehension;
 mod expr;
 mod format;
+mod instantiate;
 mod scope;
+mod strformat;
 mod unify;
 mod validate;
 
@@ -26,6 +28,7 @@ use super::checked::{Checked, Reference};
 use super::decl::DeclType;
 use super::env::Env;
 use super::types::Type;
+pub use instantiate::instantiate;
 use scope::Scopes;
 use unify::Mapping;
 

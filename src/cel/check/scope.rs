@@ -97,6 +97,31 @@ fn type_name(name: &str) -> Option<Type> {
         "optional_type" => Type::optional(Type::Param("T")),
         "net.IP" => Type::Opaque("net.IP"),
         "net.CIDR" => Type::Opaque("net.CIDR"),
+        "google.protobuf.Empty" => Type::Opaque("google.protobuf.Empty"),
+        // Known to the checker, refused when the program is built (see
+        // `check::instantiate`); typed loosely (cel-go: `any`, `wrapper(int)`, ...).
+        "google.protobuf.Any" | "google.protobuf.Value" => Type::Dyn,
+        "google.protobuf.Struct" => Type::map(Type::String, Type::Dyn),
+        "google.protobuf.ListValue" => Type::list(Type::Dyn),
+        name if UNDEFINED_AT_RUN_TIME.contains(&name) => Type::Dyn,
         _ => return None,
     })
 }
+
+/// The well-known protobuf types cel-go's checker declares but its planner cannot
+/// resolve in kube's environment: `reference to undefined type: <name>`.
+pub(super) const UNDEFINED_AT_RUN_TIME: [&str; 13] = [
+    "google.protobuf.Any",
+    "google.protobuf.Value",
+    "google.protobuf.Struct",
+    "google.protobuf.ListValue",
+    "google.protobuf.BoolValue",
+    "google.protobuf.BytesValue",
+    "google.protobuf.DoubleValue",
+    "google.protobuf.FloatValue",
+    "google.protobuf.Int32Value",
+    "google.protobuf.Int64Value",
+    "google.protobuf.StringValue",
+    "google.protobuf.UInt32Value",
+    "google.protobuf.UInt64Value",
+];

@@ -4,5 +4,6 @@
 mod builder;
 mod errors;
 mod exprs;
+mod oracle;
 mod parsed;
 mod schema;

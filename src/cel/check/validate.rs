@@ -22,6 +22,7 @@ pub(super) fn validate(checked: &Checked, env: &Env) -> Vec<(Id, String)> {
             homogeneous(checked, e, &mut issues);
         }
         literal_argument(checked, env, e, &mut issues);
+        super::strformat::validate(checked, e, &mut issues);
     });
     issues
 }

@@ -12,11 +12,19 @@ use super::CostTracker;
 use super::cost;
 use super::node::{Attr, Base, Call, Node, Overload, Qual, QualKey, Target, Watch};
 use super::ops::{self, Outcome};
+use super::select::Selected;
+use super::small::Small;
+
+/// A frame's variable slots: inline for rules with up to two nested comprehensions.
+pub(super) type Slots<'a> = Small<Option<Outcome<'a>>, 8>;
+
+/// A call's argument values: inline up to three.
+type Args<'a> = Small<Value<'a>, 3>;
 
 /// Evaluation state: variable slots (comprehension variables may hold errors, as
 /// cel-go's accumulators do) and the cost tracker.
 pub(super) struct Frame<'t, 'a> {
-    pub slots: Vec<Option<Outcome<'a>>>,
+    pub slots: Slots<'a>,
     pub tracker: &'t mut CostTracker,
     pub presence_test_has_cost: bool,
 }
@@ -59,6 +67,12 @@ impl<'a> Frame<'_, 'a> {
                 self.constructed(r, cost::MAP_CREATE_BASE_COST)
             }
             Node::Fold(f) => self.fold(f),
+            Node::OptionalOr { lhs, rhs, value } => match self.eval(lhs)? {
+                Value::Optional(Some(v)) if *value => Ok(Value::clone(&v)),
+                Value::Optional(Some(v)) => Ok(Value::Optional(Some(v))),
+                Value::Optional(None) => self.eval(rhs),
+                _ => Err(ops::no_such_overload()),
+            },
             Node::SetMembership { arg, set } => {
                 let v = self.eval(arg)?;
                 Ok(Value::Bool(
@@ -96,6 +110,16 @@ impl<'a> Frame<'_, 'a> {
     fn resolve(&mut self, a: &Attr) -> Outcome<'a> {
         let mut obj = match &a.base {
             Base::Slot(i) => self.slot(*i)?,
+            Base::LazySlot { slot, init } => {
+                if self.slots[*slot].is_none() {
+                    let v = self.eval(init);
+                    if matches!(&v, Err(e) if fatal(e)) {
+                        return v;
+                    }
+                    self.slots[*slot] = Some(v);
+                }
+                self.slot(*slot)?
+            }
             Base::Relative(n) => self.eval(n)?,
             Base::Conditional {
                 cond,
@@ -122,11 +146,31 @@ impl<'a> Frame<'_, 'a> {
             }
         }
         for q in &a.quals {
+            optional |= q.optional;
+            match self.select_field(&obj, q, optional) {
+                Some(Ok(Selected::Value(v))) => {
+                    obj = v;
+                    continue;
+                }
+                Some(Ok(Selected::Missing)) => return Ok(Value::Optional(None)),
+                Some(Ok(Selected::Present(b))) => return Ok(Value::Bool(b)),
+                Some(Err(e)) => return Err(e),
+                None => {}
+            }
             let key = match &q.key {
                 QualKey::Const(c) => c.to_value(),
-                QualKey::Dynamic(k) => self.resolve(k)?,
+                QualKey::Dynamic(k) => match self.resolve(k).and_then(ops::qualifier_key) {
+                    Ok(v) => v,
+                    Err(e) if fatal(&e) => return Err(e),
+                    Err(e) => {
+                        // cel-go observes a failed qualification too, unless optional.
+                        if !optional {
+                            self.charge(1)?;
+                        }
+                        return Err(e);
+                    }
+                },
             };
-            optional |= q.optional;
             if q.test_only {
                 return self.presence(&obj, &key);
             }
@@ -152,7 +196,7 @@ impl<'a> Frame<'_, 'a> {
     ) -> Result<Option<Value<'a>>, EvalError> {
         if optional {
             let found = ops::find(obj, key);
-            if !matches!(found, Ok(None)) {
+            if matches!(found, Ok(Some(_))) {
                 self.charge(1)?;
             }
             return found;
@@ -214,7 +258,7 @@ impl<'a> Frame<'_, 'a> {
     }
 
     fn call(&mut self, c: &Call) -> Outcome<'a> {
-        let mut args = Vec::with_capacity(c.args.len());
+        let mut args = Args::with_capacity(c.args.len(), || Value::Null);
         let last = c.args.len().saturating_sub(1);
         let non_strict = matches!(c.target, Target::NotStrictlyFalse);
         for (i, a) in c.args.iter().enumerate() {
@@ -246,10 +290,10 @@ impl<'a> Frame<'_, 'a> {
     fn invoke(&self, c: &Call, args: &[Value<'a>]) -> Outcome<'a> {
         match &c.target {
             Target::Single(o) if guard(o, args) => run(o.implementation, args),
-            Target::Single(_) => Err(ops::dispatch_failure(&c.function, args)),
+            Target::Single(_) => ops::dispatch_fallback(&c.function, args),
             Target::Dynamic(candidates) => match candidates.iter().find(|o| guard(o, args)) {
                 Some(o) => run(o.implementation, args),
-                None => Err(ops::dispatch_failure(&c.function, args)),
+                None => ops::dispatch_fallback(&c.function, args),
             },
             Target::Regex(re) => match args.first() {
                 Some(Value::String(s)) => Ok(Value::Bool(re.is_match(s.as_str()))),

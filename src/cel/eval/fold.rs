@@ -12,11 +12,8 @@ impl<'a> Frame<'_, 'a> {
     pub(super) fn fold(&mut self, f: &Fold) -> Outcome<'a> {
         let range = self.eval(&f.range)?;
         let elements = elements(&range, f.iter2.is_some())?;
-        let init = self.eval(&f.accu_init);
-        if matches!(&init, Err(EvalError::CostLimitExceeded)) {
-            return init;
-        }
-        self.slots[f.accu] = Some(init);
+        // cel-go initializes the accumulator on its first reference (a lazy slot).
+        self.slots[f.accu] = None;
         for (first, second) in elements {
             self.slots[f.iter] = Some(first);
             if let Some(i2) = f.iter2 {
@@ -69,11 +66,11 @@ fn elements<'a>(range: &Value<'a>, two: bool) -> Result<Elements<'a>, EvalError>
             .collect()),
         other if two => Err(EvalError::new(format!(
             "unsupported comprehension range type: {}",
-            ops::type_name(other)
+            ops::go_type(other)
         ))),
         other => Err(EvalError::new(format!(
             "got '{}', expected iterable type",
-            ops::type_name(other)
+            ops::go_type(other)
         ))),
     }
 }

@@ -204,43 +204,105 @@ pub fn parse_date_time(s: &str) -> Result<Timestamp, String> {
         })
 }
 
-/// cel-go's `isStrictRFC3339` then `time.Parse(time.RFC3339)` and its range check.
+/// cel-go's `isStrictRFC3339` (shape and field ranges, case-insensitive `T` and `Z`)
+/// then Go's `time.Parse(time.RFC3339)` (upper-case `T` and `Z`, real dates, no leap
+/// second, fractions beyond nanoseconds truncated) and cel-go's range check.
 pub fn parse_strict_rfc3339(s: &str) -> Result<Timestamp, String> {
-    let b = s.as_bytes();
-    let digits =
-        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
-    let ch = |i: usize, c: u8| b.get(i).is_some_and(|x| x.eq_ignore_ascii_case(&c));
-    let shape = b.len() >= 20
-        && digits(0..4)
-        && ch(4, b'-')
-        && digits(5..7)
-        && ch(7, b'-')
-        && digits(8..10)
-        && ch(10, b't')
-        && digits(11..13)
-        && ch(13, b':')
-        && digits(14..16)
-        && ch(16, b':')
-        && digits(17..19);
-    let mut rest = s.get(19..).unwrap_or_default();
-    if let Some(frac) = rest.strip_prefix('.') {
-        let n = frac.bytes().take_while(u8::is_ascii_digit).count();
-        rest = if n == 0 { "!" } else { &frac[n..] };
+    let fields =
+        strict_rfc3339_fields(s).ok_or_else(|| format!("invalid RFC 3339 timestamp {s:?}"))?;
+    let parse_error =
+        || "type conversion error from 'string' to 'google.protobuf.Timestamp'".to_string();
+    if !fields.upper_case {
+        return Err(parse_error());
     }
-    let rb = rest.as_bytes();
-    let zone = (rb.len() == 1 && rb[0].eq_ignore_ascii_case(&b'z'))
-        || (rb.len() == 6
-            && (rb[0] == b'+' || rb[0] == b'-')
-            && rb[1..3].iter().all(u8::is_ascii_digit)
-            && rb[3] == b':'
-            && rb[4..6].iter().all(u8::is_ascii_digit));
-    if !(shape && zone) {
-        return Err(format!("invalid RFC 3339 timestamp {s:?}"));
-    }
-    let t: Timestamp = s.to_ascii_uppercase().parse().map_err(|_| {
-        "type conversion error from 'string' to 'google.protobuf.Timestamp'".to_string()
-    })?;
+    let [year, month, day, hour, minute, second] = fields.civil;
+    let dt = jiff::civil::DateTime::new(
+        year as i16,
+        month as i8,
+        day as i8,
+        hour as i8,
+        minute as i8,
+        second as i8,
+        fields.nanos,
+    )
+    .map_err(|_| parse_error())?;
+    let offset =
+        jiff::tz::Offset::from_seconds(fields.offset_seconds).map_err(|_| parse_error())?;
+    // jiff ends its range a day before Go's year 9999; such instants overflow here.
+    let t = offset
+        .to_timestamp(dt)
+        .map_err(|_| "timestamp overflow".to_string())?;
     check_range(t)
+}
+
+/// The parts of a timestamp `isStrictRFC3339` accepts.
+struct Rfc3339Fields {
+    /// Year, month, day, hour, minute, second.
+    civil: [i64; 6],
+    nanos: i32,
+    offset_seconds: i32,
+    /// `T` and `Z` in upper case, as Go's parser requires.
+    upper_case: bool,
+}
+
+fn strict_rfc3339_fields(s: &str) -> Option<Rfc3339Fields> {
+    let b = s.as_bytes();
+    let num = |r: std::ops::Range<usize>, lo: i64, hi: i64| -> Option<i64> {
+        let d = b.get(r)?;
+        let v = d.iter().try_fold(0i64, |acc, c| {
+            c.is_ascii_digit().then(|| acc * 10 + i64::from(c - b'0'))
+        })?;
+        (lo..=hi).contains(&v).then_some(v)
+    };
+    let sep = |i: usize, c: u8| b.get(i).is_some_and(|x| x.eq_ignore_ascii_case(&c));
+    if b.len() < 20 || !(sep(4, b'-') && sep(7, b'-') && sep(10, b't')) {
+        return None;
+    }
+    if !(sep(13, b':') && sep(16, b':')) {
+        return None;
+    }
+    let civil = [
+        num(0..4, 0, 9999)?,
+        num(5..7, 1, 12)?,
+        num(8..10, 1, 31)?,
+        num(11..13, 0, 23)?,
+        num(14..16, 0, 59)?,
+        num(17..19, 0, 60)?,
+    ];
+    let mut rest = &b[19..];
+    let mut nanos = 0i32;
+    if let Some(frac) = rest.strip_prefix(b".") {
+        let n = frac.iter().take_while(|c| c.is_ascii_digit()).count();
+        if n == 0 {
+            return None;
+        }
+        let kept = &frac[..n.min(9)];
+        let digits = kept
+            .iter()
+            .fold(0i32, |acc, c| acc * 10 + i32::from(c - b'0'));
+        nanos = digits * 10i32.pow(9 - kept.len() as u32);
+        rest = &frac[n..];
+    }
+    let mut upper_case = b[10] == b'T';
+    let offset_seconds = match rest {
+        [z] if z.eq_ignore_ascii_case(&b'z') => {
+            upper_case &= *z == b'Z';
+            0
+        }
+        [sign @ (b'+' | b'-'), _, _, b':', _, _] => {
+            let at = b.len() - 5;
+            let (h, m) = (num(at..at + 2, 0, 23)?, num(at + 3..at + 5, 0, 59)?);
+            let secs = (h * 3600 + m * 60) as i32;
+            if *sign == b'-' { -secs } else { secs }
+        }
+        _ => return None,
+    };
+    Some(Rfc3339Fields {
+        civil,
+        nanos,
+        offset_seconds,
+        upper_case,
+    })
 }
 
 pub fn check_range(t: Timestamp) -> Result<Timestamp, String> {

@@ -46,7 +46,7 @@ impl Const {
             Const::Int(i) => Value::Int(*i),
             Const::Uint(u) => Value::Uint(*u),
             Const::Double(d) => Value::Double(*d),
-            Const::String(s) => Value::String(Str::Owned(Rc::from(&**s))),
+            Const::String(s) => Value::String(Str::Shared(Arc::clone(s))),
             Const::Bytes(b) => Value::Bytes(Rc::from(&**b)),
             Const::Duration(d) => Value::Duration(*d),
             Const::Timestamp(t) => Value::Timestamp(*t),

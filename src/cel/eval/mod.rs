@@ -13,6 +13,8 @@ mod node;
 pub mod ops;
 mod plan;
 pub mod regex;
+mod select;
+mod small;
 
 #[cfg(test)]
 mod tests;
@@ -68,9 +70,13 @@ impl Plan {
         vars: &[Value<'a>],
         tracker: &mut CostTracker,
     ) -> Result<Value<'a>, EvalError> {
-        let mut slots: Vec<Option<ops::Outcome<'a>>> = Vec::with_capacity(self.slots);
-        slots.extend(vars.iter().take(self.roots).map(|v| Some(Ok(v.clone()))));
-        slots.resize_with(self.slots, || None);
+        let mut slots = exec::Slots::with_capacity(self.slots, || None);
+        for v in vars.iter().take(self.roots) {
+            slots.push(Some(Ok(v.clone())));
+        }
+        while slots.len() < self.slots {
+            slots.push(None);
+        }
         let mut frame = exec::Frame {
             slots,
             tracker,

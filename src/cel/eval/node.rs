@@ -11,7 +11,7 @@ use crate::cel::types::Type;
 use super::konst::Const;
 
 /// One step of a plan.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) enum Node {
     /// A literal or a folded constant: no cost.
     Const(Const),
@@ -34,6 +34,14 @@ pub(super) enum Node {
         entries: Vec<(Node, Node, bool)>,
     },
     Fold(Box<Fold>),
+    /// `opt.or(alt)` / `opt.orValue(alt)` (cel-go `evalOptionalOr` / `evalOptionalOrValue`):
+    /// `alt` evaluated only when `opt` is empty; no call cost.
+    OptionalOr {
+        lhs: Box<Node>,
+        rhs: Box<Node>,
+        /// `orValue`: the value, not the optional.
+        value: bool,
+    },
     /// `x in [constants]` after cel-go's set-membership optimization: no call cost.
     SetMembership {
         arg: Box<Node>,
@@ -53,17 +61,20 @@ pub(super) enum Watch {
 }
 
 /// An attribute: a base and the qualifiers applied to it, in order.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct Attr {
     pub base: Base,
     pub quals: Vec<Qual>,
     pub watch: Watch,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) enum Base {
     /// A variable in a frame slot; resolving it alone costs nothing.
     Slot(usize),
+    /// A comprehension accumulator, initialized by `init` on its first reference (cel-go's
+    /// `folder.ResolveName`): an initializer no evaluation reads is never evaluated.
+    LazySlot { slot: usize, init: Box<Node> },
     /// Any other expression, evaluated with its own costs.
     Relative(Node),
     /// `c ? t : f`: the branches are resolved without their own watch cost.
@@ -75,7 +86,7 @@ pub(super) enum Base {
 }
 
 /// A qualifier: a field name or index; each application costs 1.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct Qual {
     pub key: QualKey,
     /// `_?._` / `_[?_]`.
@@ -84,7 +95,7 @@ pub(super) struct Qual {
     pub test_only: bool,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) enum QualKey {
     Const(Const),
     /// A computed key: an attribute resolved without its watch cost.
@@ -92,7 +103,7 @@ pub(super) enum QualKey {
 }
 
 /// How a call finds its implementation.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) enum Target {
     /// One overload, with a run-time type guard on its parameters.
     Single(Overload),
@@ -106,13 +117,13 @@ pub(super) enum Target {
     Missing,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct Overload {
     pub implementation: Impl,
     pub params: Vec<Type>,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct Call {
     pub function: String,
     /// The overload id cel-go reports to the cost tracker: empty when chosen at run time.
@@ -123,13 +134,12 @@ pub(super) struct Call {
 
 /// A comprehension over slots: `iter` (and `iter2`) per element, `accu` for the
 /// accumulator.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct Fold {
     pub range: Node,
     pub iter: usize,
     pub iter2: Option<usize>,
     pub accu: usize,
-    pub accu_init: Node,
     pub cond: Node,
     pub step: Node,
     pub result: Node,

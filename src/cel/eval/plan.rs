@@ -21,6 +21,8 @@ pub(super) struct Planner<'c> {
     env: &'c Env,
     /// Visible variables, innermost last.
     scopes: Vec<(String, usize)>,
+    /// Accumulator slots in scope with their initializers, evaluated on first reference.
+    accumulators: Vec<(usize, Node)>,
     pub slots: usize,
 }
 
@@ -47,6 +49,7 @@ impl<'c> Planner<'c> {
                 .enumerate()
                 .map(|(i, v)| (v.to_string(), i))
                 .collect(),
+            accumulators: Vec::new(),
             slots: vars.len(),
         }
     }
@@ -120,14 +123,21 @@ impl<'c> Planner<'c> {
             Some(Reference::Variable(v)) => v.as_str(),
             _ => name,
         };
-        match self.scopes.iter().rev().find(|(n, _)| n == name) {
-            Some((_, slot)) => Ok(Node::Attr(Box::new(Attr {
-                base: Base::Slot(*slot),
-                quals: Vec::new(),
-                watch: Watch::Plain,
-            }))),
-            None => Err(format!("undeclared reference to '{name}'")),
-        }
+        let Some(&(_, slot)) = self.scopes.iter().rev().find(|(n, _)| n == name) else {
+            return Err(format!("undeclared reference to '{name}'"));
+        };
+        let base = match self.accumulators.iter().find(|(s, _)| *s == slot) {
+            Some((_, init)) => Base::LazySlot {
+                slot,
+                init: Box::new(init.clone()),
+            },
+            None => Base::Slot(slot),
+        };
+        Ok(Node::Attr(Box::new(Attr {
+            base,
+            quals: Vec::new(),
+            watch: Watch::Plain,
+        })))
     }
 
     fn push(&mut self, name: &str) -> usize {
@@ -142,6 +152,7 @@ impl<'c> Planner<'c> {
         let range = self.plan(&c.range)?;
         let depth = self.scopes.len();
         let accu = self.push(&c.accu_var);
+        self.accumulators.push((accu, accu_init));
         let iter = self.push(&c.iter_var);
         let iter2 = c.iter_var2.as_deref().map(|v| self.push(v));
         let cond = self.plan(&c.loop_cond)?;
@@ -149,12 +160,12 @@ impl<'c> Planner<'c> {
         self.scopes.truncate(depth + 1);
         let result = self.plan(&c.result)?;
         self.scopes.truncate(depth);
+        self.accumulators.pop();
         Ok(Node::Fold(Box::new(Fold {
             range,
             iter,
             iter2,
             accu,
-            accu_init,
             cond,
             step,
             result,
@@ -191,7 +202,7 @@ impl<'c> Planner<'c> {
                     });
                 }
             }
-            ("_[_]" | "_[?_]" | "_?._", 2) => return Ok(index(function != "_[_]", args)),
+            ("_[_]" | "_[?_]" | "_?._", 2) => return index(function != "_[_]", args),
             _ => {}
         }
         let overloads = match self.checked.refs.get(&e.id) {
@@ -202,6 +213,18 @@ impl<'c> Planner<'c> {
             [one] => *one,
             _ => "",
         };
+        if matches!(
+            (function, overload),
+            ("or", "" | "optional_or_optional") | ("orValue", "" | "optional_orValue_value")
+        ) && let [_, _] = args.as_slice()
+            && let (Some(rhs), Some(lhs)) = (args.pop(), args.pop())
+        {
+            return Ok(Node::OptionalOr {
+                lhs: Box::new(lhs),
+                rhs: Box::new(rhs),
+                value: function == "orValue",
+            });
+        }
         let target = self.target(function, &overloads, &args)?;
         let call = Node::Call(Box::new(Call {
             function: function.to_string(),
@@ -225,6 +248,13 @@ impl<'c> Planner<'c> {
             && let Some(Const::String(pattern)) = args.get(1).and_then(Node::as_const)
         {
             return regex::compile(pattern).map(|r| Target::Regex(Arc::new(r)));
+        }
+        // kube's `FindRegexOptimization` / `FindAllRegexOptimization`: a constant
+        // pattern that does not compile fails program creation.
+        if matches!(function, "find" | "findAll")
+            && let Some(Const::String(pattern)) = args.get(1).and_then(Node::as_const)
+        {
+            regex::compile(pattern)?;
         }
         let functions = &self.env.functions;
         let overload = |id: &str| {
@@ -299,15 +329,27 @@ fn to_attr(node: Node) -> Attr {
     }
 }
 
-/// `a[i]`, `a[?i]`, `a.?f`: a qualifier on the operand's attribute.
-fn index(optional: bool, mut args: Vec<Node>) -> Node {
+/// `a[i]`, `a[?i]`, `a.?f`: a qualifier on the operand's attribute. cel-go refuses a
+/// constant key of a type it has no qualifier for when it builds the program.
+fn index(optional: bool, mut args: Vec<Node>) -> Result<Node, String> {
     let key = args.pop();
     let op = args.pop();
     let (Some(op), Some(key)) = (op, key) else {
-        return Node::Const(Const::Null);
+        return Ok(Node::Const(Const::Null));
     };
     let mut attr = to_attr(op);
     let key = match key {
+        Node::Const(
+            c @ (Const::Null
+            | Const::Bytes(_)
+            | Const::Duration(_)
+            | Const::Timestamp(_)
+            | Const::Type(_)
+            | Const::Optional(_)),
+        ) => {
+            let name = super::ops::go_type(&c.to_value());
+            return Err(format!("invalid qualifier type: {name}"));
+        }
         Node::Const(c) => QualKey::Const(c),
         other => QualKey::Dynamic(Box::new(to_attr(other))),
     };
@@ -316,7 +358,7 @@ fn index(optional: bool, mut args: Vec<Node>) -> Node {
         optional,
         test_only: false,
     });
-    Node::Attr(Box::new(attr))
+    Ok(Node::Attr(Box::new(attr)))
 }
 
 /// Evaluates a node without variables (plan-time folding).
@@ -326,7 +368,7 @@ fn run_constant(node: &Node) -> Result<Value<'static>, EvalError> {
         limit: None,
     };
     let mut frame = Frame {
-        slots: Vec::new(),
+        slots: super::exec::Slots::with_capacity(0, || None),
         tracker: &mut tracker,
         presence_test_has_cost: false,
     };

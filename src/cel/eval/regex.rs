@@ -1,52 +1,14 @@
-//! Go RE2 patterns for the `regex` crate: Go's `\d`, `\w`, `\s` and `\b` are ASCII-only
-//! where the crate's are Unicode-aware, and Go's `\Q...\E` quoting is spelled out.
+//! Go `regexp` (RE2) patterns compiled for the evaluator: checked by the Go syntax port
+//! (so invalid patterns fail with Go's texts, `error parsing regexp: missing closing ]:
+//! `[``), then translated for the `regex` crate (ASCII `\d`, `\w`, `\s`, `\b`; `\Q...\E`).
 
-/// Compiles a Go regular expression.
+use crate::schema::structural::goregex;
+
+/// Compiles a Go regular expression, or returns Go's error text.
 pub fn compile(pattern: &str) -> Result<regex::Regex, String> {
-    regex::Regex::new(&translate(pattern))
-        .map_err(|e| format!("error parsing regexp: {}", first_line(&e.to_string())))
-}
-
-fn first_line(s: &str) -> String {
-    s.lines()
-        .last()
-        .unwrap_or(s)
-        .trim()
-        .trim_start_matches("error: ")
-        .to_string()
-}
-
-/// Rewrites Go-only syntax into the crate's equivalent.
-pub fn translate(pattern: &str) -> String {
-    let mut out = String::with_capacity(pattern.len() + 8);
-    let mut chars = pattern.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('d') => out.push_str("[0-9]"),
-            Some('D') => out.push_str("[^0-9]"),
-            Some('w') => out.push_str("[0-9A-Za-z_]"),
-            Some('W') => out.push_str("[^0-9A-Za-z_]"),
-            Some('s') => out.push_str("[\\t\\n\\x0C\\r ]"),
-            Some('S') => out.push_str("[^\\t\\n\\x0C\\r ]"),
-            Some('b') => out.push_str("(?-u:\\b)"),
-            Some('B') => out.push_str("(?-u:\\B)"),
-            Some('Q') => {
-                let rest: String = chars.by_ref().collect();
-                let (quoted, after) = rest.split_once("\\E").unwrap_or((&rest, ""));
-                out.push_str(&regex::escape(quoted));
-                out.push_str(&translate(after));
-                return out;
-            }
-            Some(other) => {
-                out.push('\\');
-                out.push(other);
-            }
-            None => out.push('\\'),
-        }
-    }
-    out
+    goregex::check(pattern).map_err(|e| e.to_string())?;
+    // Go's size limits differ from the crate's; a pattern Go accepts and the crate
+    // refuses (only for sheer size) is reported as Go reports an oversized one.
+    regex::Regex::new(&crate::schema::pattern::translate(pattern))
+        .map_err(|_| format!("error parsing regexp: expression too large: `{pattern}`"))
 }

@@ -31,6 +31,18 @@ pub(super) fn opaque<'v, T: 'static>(value: &'v Value<'_>) -> Result<&'v T, Eval
     }
 }
 
+/// kube's library types' `Equal`: a value of the same type compares, anything else is
+/// `no such overload`.
+pub(super) fn same_type_equals(
+    this: &dyn Opaque,
+    other: Option<&dyn Opaque>,
+) -> Result<bool, EvalError> {
+    match other {
+        Some(o) if o.type_name() == this.type_name() => Ok(this.equals(o)),
+        _ => Err(no_such_overload()),
+    }
+}
+
 pub(super) fn wrap<'a>(value: impl Opaque + 'static) -> Value<'a> {
     Value::Opaque(Rc::new(value))
 }

@@ -26,6 +26,10 @@ impl Opaque for Cidr {
         other.as_any().downcast_ref::<Cidr>() == Some(self)
     }
 
+    fn try_equals(&self, other: Option<&dyn Opaque>) -> Result<bool, EvalError> {
+        super::argv::same_type_equals(self, other)
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }

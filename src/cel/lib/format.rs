@@ -39,6 +39,14 @@ impl Opaque for NamedFormat {
             .is_some_and(|o| o.name == self.name)
     }
 
+    fn try_equals(&self, other: Option<&dyn Opaque>) -> Result<bool, crate::cel::value::EvalError> {
+        super::argv::same_type_equals(self, other)
+    }
+
+    fn max_regex_size(&self) -> Option<u64> {
+        Some(self.max_regex_size)
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }

@@ -27,6 +27,10 @@ impl Opaque for Ip {
         other.as_any().downcast_ref::<Ip>() == Some(self)
     }
 
+    fn try_equals(&self, other: Option<&dyn Opaque>) -> Result<bool, EvalError> {
+        super::argv::same_type_equals(self, other)
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }

@@ -2,6 +2,7 @@
 
 mod argv;
 pub mod cidr;
+pub mod comprehensions;
 mod elems;
 mod extlists;
 pub mod format;
@@ -34,5 +35,6 @@ pub fn library() -> Library {
     library.extend(lists::library());
     library.extend(sets::library());
     library.extend(extlists::library());
+    library.extend(comprehensions::library());
     library
 }

@@ -32,6 +32,10 @@ impl Opaque for KubeUrl {
             .is_some_and(|o| o.0.to_string() == self.0.to_string())
     }
 
+    fn try_equals(&self, other: Option<&dyn Opaque>) -> Result<bool, EvalError> {
+        super::argv::same_type_equals(self, other)
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }

@@ -6,12 +6,14 @@
 use serde_json::Value;
 
 use super::compile::{CompiledRule, Validator};
+use super::path::Path;
 use super::ratchet::Correlation;
 use crate::cel::eval::CostTracker;
 use crate::cel::eval::json::from_json;
 use crate::cel::value::{EvalError, Value as CelValue};
 use crate::error::{ErrorType, FieldError};
 use crate::gofmt::field_value;
+use crate::schema::validate::ratchet::ListIndex;
 use crate::schema::{Additional, Schema};
 
 /// kube's `celconfig.PerCallLimit` and `RuntimeCELCostBudget`.
@@ -46,7 +48,7 @@ impl Walk {
         &mut self,
         v: &Validator,
         schema: &'v Schema,
-        path: &str,
+        path: &Path<'_>,
         new: &'v Value,
         old: Option<&'v Value>,
         corr: &Correlation<'v>,
@@ -76,7 +78,7 @@ impl Walk {
         &mut self,
         v: &Validator,
         schema: &'v Schema,
-        path: &str,
+        path: &Path<'_>,
         items: &'v [Value],
         old: Option<&'v Value>,
         corr: &Correlation<'v>,
@@ -84,14 +86,17 @@ impl Walk {
         let (Some(item_validator), Some(item_schema)) = (&v.items, schema.items.as_deref()) else {
             return;
         };
+        // Only list-maps correlate old items for transition rules; indexed once per list.
+        let old_items = old.and_then(|o| ListIndex::new(schema, o));
+        let correlated = corr.items();
         for (i, item) in items.iter().enumerate() {
-            // Only list-maps correlate old items for transition rules.
-            let old_item = old.and_then(|o| super::ratchet::list_map_match(schema, o, item));
-            let child = corr.index(item);
+            let old_item = old_items.as_ref().and_then(|index| index.get(item));
+            let child = correlated.item(item);
+            let item_path = Path::Index(path, i);
             self.node(
                 item_validator,
                 item_schema,
-                &format!("{path}[{i}]"),
+                &item_path,
                 item,
                 old_item,
                 &child,
@@ -106,7 +111,7 @@ impl Walk {
         &mut self,
         v: &Validator,
         schema: &'v Schema,
-        path: &str,
+        path: &Path<'_>,
         fields: &'v serde_json::Map<String, Value>,
         old: Option<&'v Value>,
         corr: &Correlation<'v>,
@@ -118,14 +123,8 @@ impl Walk {
             for (key, value) in fields {
                 let old_value = old_fields.and_then(|o| o.get(key));
                 let child = corr.key(key, value);
-                self.node(
-                    values,
-                    value_schema,
-                    &format!("{path}[{key}]"),
-                    value,
-                    old_value,
-                    &child,
-                );
+                let value_path = Path::Key(path, key);
+                self.node(values, value_schema, &value_path, value, old_value, &child);
                 if self.budget < 0 {
                     return;
                 }
@@ -139,11 +138,7 @@ impl Walk {
             };
             let old_value = old_fields.and_then(|o| o.get(key));
             let child = corr.key(key, value);
-            let child_path = if path.is_empty() {
-                key.clone()
-            } else {
-                format!("{path}.{key}")
-            };
+            let child_path = Path::Field(path, key);
             self.node(
                 property,
                 property_schema,
@@ -162,18 +157,14 @@ impl Walk {
     fn expressions(
         &mut self,
         v: &Validator,
-        path: &str,
+        path: &Path<'_>,
         new: &Value,
         old: Option<&Value>,
         corr: &Correlation,
     ) {
-        let field = if path.is_empty() { "<nil>" } else { path };
         if let Some(error) = &v.compilation_error {
-            self.invalid(
-                field,
-                v.schema_type,
-                &format!("rule compiler initialization error: {error}"),
-            );
+            let detail = format!("rule compiler initialization error: {error}");
+            self.invalid(&field(path), v.schema_type, &detail);
             return;
         }
         if v.rules.is_empty() {
@@ -183,7 +174,11 @@ impl Walk {
             return;
         };
         if self.budget <= 0 {
-            self.out_of_budget(field, v.schema_type);
+            self.out_of_budget(&field(path), v.schema_type);
+            return;
+        }
+        if old.is_none() && v.rules.iter().all(transition_only) {
+            // Nothing runs on create: `self` need not be read.
             return;
         }
         let self_value = from_json(new, decl);
@@ -192,7 +187,8 @@ impl Walk {
             let program = match &rule.program {
                 Ok(p) => p,
                 Err(e) => {
-                    self.invalid(field, v.schema_type, &format!("rule compile error: {e}"));
+                    let detail = format!("rule compile error: {e}");
+                    self.invalid(&field(path), v.schema_type, &detail);
                     continue;
                 }
             };
@@ -206,7 +202,7 @@ impl Walk {
             };
             let result = program.evaluate(self_value.clone(), old_binding.clone(), &mut tracker);
             if tracker.actual > i64::MAX as u64 || tracker.actual as i64 > self.budget {
-                self.out_of_budget(field, v.schema_type);
+                self.out_of_budget(&field(path), v.schema_type);
                 self.budget = -1;
                 return;
             }
@@ -220,7 +216,7 @@ impl Walk {
                         EvalError::CostLimitExceeded,
                         error_string(rule)
                     );
-                    self.invalid(field, v.schema_type, &detail);
+                    self.invalid(&field(path), v.schema_type, &detail);
                     self.budget = -1;
                     return;
                 }
@@ -229,12 +225,12 @@ impl Walk {
                         "'{e}': call arguments did not match a supported operator, function or macro signature for rule: {}",
                         error_string(rule)
                     );
-                    self.invalid(field, v.schema_type, &detail);
+                    self.invalid(&field(path), v.schema_type, &detail);
                     continue;
                 }
                 Err(EvalError::Message(e)) => {
                     let detail = format!("{e} evaluating rule: {}", error_string(rule));
-                    self.invalid(field, v.schema_type, &detail);
+                    self.invalid(&field(path), v.schema_type, &detail);
                     continue;
                 }
             }
@@ -249,16 +245,15 @@ impl Walk {
         &mut self,
         v: &Validator,
         rule: &CompiledRule,
-        path: &str,
+        path: &Path<'_>,
         new: &Value,
         vars: [&CelValue<'_>; 2],
         corr: &Correlation,
     ) -> bool {
-        let field = match (&rule.field_path, path.is_empty()) {
+        let field = match (&rule.field_path, path.is_root()) {
             (Some(sub), true) => sub.clone(),
-            (Some(sub), false) => format!("{path}.{sub}"),
-            (None, true) => "<nil>".to_string(),
-            (None, false) => path.to_string(),
+            (Some(sub), false) => format!("{}.{sub}", path.render()),
+            (None, _) => field(path),
         };
         let ratchet = !rule.uses_old_self() && corr.unchanged();
         let mut detail = None;
@@ -315,6 +310,19 @@ impl Walk {
         let text = "validation failed due to running out of cost budget, no further validation rules will be run";
         self.invalid(field, schema_type, text);
     }
+}
+
+/// The path kube reports a node's errors at (`<nil>` for the root).
+fn field(path: &Path<'_>) -> String {
+    match path {
+        Path::Root => "<nil>".to_string(),
+        other => other.render(),
+    }
+}
+
+/// A rule that runs only on update (it reads `oldSelf`, not as an optional).
+fn transition_only(rule: &CompiledRule) -> bool {
+    rule.program.as_ref().is_ok_and(|p| p.uses_old_self) && !rule.optional_old_self
 }
 
 /// `oldSelf` as a rule sees it: the old value, or `optional.of`/`optional.none()` for

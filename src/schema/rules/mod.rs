@@ -7,6 +7,7 @@ mod compile;
 pub mod definition;
 mod evaluate;
 mod fieldpath;
+mod path;
 mod ratchet;
 
 use serde_json::Value;
@@ -44,7 +45,7 @@ impl Rules {
         };
         let mut walk = evaluate::Walk::new();
         let corr = ratchet::Correlation::root(schema, new, old);
-        walk.node(root, schema, "", new, old, &corr);
+        walk.node(root, schema, &path::Path::Root, new, old, &corr);
         walk.findings
     }
 }

@@ -57,19 +57,13 @@ impl<'v> Correlation<'v> {
         }
     }
 
-    /// Item `new` of the current list: correlated by key in list-maps only.
-    pub fn index(&self, new: &'v Value) -> Correlation<'v> {
-        let Some(current) = self.current else {
-            return *self;
-        };
-        let child = current.schema.items.as_deref().and_then(|schema| {
-            let old = ListIndex::new(current.schema, current.old)?.get(new)?;
-            Some(Pair { new, old, schema })
+    /// The items of the current list, its old items indexed once for all of them.
+    pub fn items(&self) -> Items<'v> {
+        let index = self.current.and_then(|current| {
+            let schema = current.schema.items.as_deref()?;
+            Some((schema, ListIndex::new(current.schema, current.old)))
         });
-        Correlation {
-            current: child,
-            parent: Some(current),
-        }
+        Items { list: *self, index }
     }
 
     /// kube's `shouldRatchetError`.
@@ -80,11 +74,26 @@ impl<'v> Correlation<'v> {
     }
 }
 
-/// The old item of a list-map with the same keys as `item`.
-pub(super) fn list_map_match<'v>(
-    schema: &Schema,
-    old: &'v Value,
-    item: &Value,
-) -> Option<&'v Value> {
-    ListIndex::new(schema, old)?.get(item)
+/// The correlation of a list's items: by key in list-maps only.
+pub(super) struct Items<'v> {
+    list: Correlation<'v>,
+    /// The item schema and the old items by key, when the list correlates.
+    index: Option<(&'v Schema, Option<ListIndex<'v, 'v>>)>,
+}
+
+impl<'v> Items<'v> {
+    /// Item `new` of the list.
+    pub fn item(&self, new: &'v Value) -> Correlation<'v> {
+        let Some(current) = self.list.current else {
+            return self.list;
+        };
+        let child = self.index.as_ref().and_then(|(schema, index)| {
+            let old = index.as_ref()?.get(new)?;
+            Some(Pair { new, old, schema })
+        });
+        Correlation {
+            current: child,
+            parent: Some(current),
+        }
+    }
 }

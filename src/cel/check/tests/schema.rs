@@ -336,8 +336,8 @@ fn check_schema_values_recorded_for_cost() {
     let decl_name = |id| checked.decls.get(&id).map(|d| d.name.clone());
     assert_eq!(decl_name(self_id).as_deref(), Some("selfType0"));
     assert_eq!(decl_name(items_id).as_deref(), Some("list"));
-    // Objects inside lists keep kube's unassigned name.
-    assert_eq!(decl_name(x_id).as_deref(), Some("object"));
+    // Objects inside lists are named as kube's `MaybeAssignTypeName` names them.
+    assert_eq!(decl_name(x_id).as_deref(), Some("selfType0.items.@idx"));
     assert_eq!(decl_name(name_id).as_deref(), Some("string"));
     // A map's values are not fields: kube's estimator finds no node for `labels.app`.
     assert_eq!(decl_name(app_id), None);

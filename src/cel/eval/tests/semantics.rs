@@ -39,8 +39,9 @@ fn operators_table_match_cel_go() {
             "true",
         ),
         (
+            // cel-go's ordering operators answer false for NaN before comparing.
             call1("_<_", "less_double", vec![dbl(f64::NAN), dbl(1.0)]),
-            "error: NaN values cannot be ordered",
+            "false",
         ),
         (
             call1("_>=_", "greater_equals_string", vec![st("b"), st("a")]),

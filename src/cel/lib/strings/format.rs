@@ -290,7 +290,8 @@ fn fixed(value: &Value<'_>, precision: Option<usize>) -> Result<String, String> 
     let (int, frac) = text
         .split_once('.')
         .map_or((text.as_str(), ""), |(i, f)| (i, f));
-    let negative = d < 0.0 && text.bytes().any(|b| matches!(b, b'1'..=b'9'));
+    // x/text signs every negative value, even one rounded to zero, but not -0.
+    let negative = d < 0.0;
     let mut out = String::from(if negative { "-" } else { "" });
     for (i, c) in int.chars().enumerate() {
         if i > 0 && (int.len() - i).is_multiple_of(3) {
@@ -311,6 +312,8 @@ fn scientific(value: &Value<'_>, precision: Option<usize>) -> Result<String, Str
     let text = match locale_special(d) {
         Some(special) => special.to_string(),
         None => {
+            // x/text prints -0 unsigned.
+            let d = if d == 0.0 { 0.0 } else { d };
             let rust = format!("{d:.6e}");
             let (mantissa, exponent) = rust.split_once('e').unwrap_or((rust.as_str(), "0"));
             let exponent: i32 = exponent.parse().unwrap_or(0);

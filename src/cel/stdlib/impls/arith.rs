@@ -149,32 +149,37 @@ fn add_list<'a>(a: &Value<'a>, b: &Value<'a>) -> Outcome<'a> {
         return nso();
     };
     let mut out = ops::list_items(x)?;
-    let list_type = match x {
-        List::Json { decl, .. } => match &decl.kind {
-            DeclKind::List {
-                list_type,
-                map_keys,
-                ..
-            } => Some((*list_type, map_keys.as_slice())),
-            _ => None,
-        },
-        List::Owned(_) => None,
+    let schema = match x {
+        List::Json { decl, .. } => Some(*decl),
+        List::Owned(items) => items.schema,
     };
+    let list_type = schema.and_then(|decl| match &decl.kind {
+        DeclKind::List {
+            list_type: list_type @ (ListType::Set | ListType::Map),
+            map_keys,
+            ..
+        } => Some((decl, *list_type, map_keys.as_slice())),
+        _ => None,
+    });
     for v in ops::list_items(y)? {
         match list_type {
-            Some((ListType::Set, _)) => {
+            Some((_, ListType::Set, _)) => {
                 if !contains(&out, &v)? {
                     out.push(v);
                 }
             }
-            Some((ListType::Map, keys)) => match position_by_keys(&out, &v, keys)? {
+            Some((_, ListType::Map, keys)) => match position_by_keys(&out, &v, keys)? {
                 Some(i) => out[i] = v,
                 None => out.push(v),
             },
             _ => out.push(v),
         }
     }
-    Ok(Value::list(out))
+    // The result keeps the set or map semantics (kube's values.go).
+    Ok(match list_type {
+        Some((decl, ..)) => Value::schema_list(out, decl),
+        None => Value::list(out),
+    })
 }
 
 fn contains(items: &[Value<'_>], v: &Value<'_>) -> Result<bool, EvalError> {

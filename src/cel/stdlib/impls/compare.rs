@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 
 use crate::cel::eval::ops;
 use crate::cel::functions::{Impl, Outcome};
-use crate::cel::value::{EvalError, Value};
+use crate::cel::value::{EvalError, List, Value};
 
 /// cel-go's `Compare`: NaN cannot be ordered.
 fn compare(a: &Value<'_>, b: &Value<'_>) -> Result<Ordering, EvalError> {
@@ -58,20 +58,29 @@ fn uint_double(u: u64, d: f64) -> Option<Ordering> {
     (u as f64).partial_cmp(&d)
 }
 
+/// cel-go's ordering operators: false when either operand is NaN, else `Compare`.
+fn relation<'a>(a: &Value<'a>, b: &Value<'a>, holds: fn(Ordering) -> bool) -> Outcome<'a> {
+    let nan = |v: &Value<'_>| matches!(v, Value::Double(d) if d.is_nan());
+    if nan(a) || nan(b) {
+        return Ok(Value::Bool(false));
+    }
+    compare(a, b).map(|o| Value::Bool(holds(o)))
+}
+
 fn less<'a>(a: &Value<'a>, b: &Value<'a>) -> Outcome<'a> {
-    compare(a, b).map(|o| Value::Bool(o == Ordering::Less))
+    relation(a, b, |o| o == Ordering::Less)
 }
 
 fn less_equals<'a>(a: &Value<'a>, b: &Value<'a>) -> Outcome<'a> {
-    compare(a, b).map(|o| Value::Bool(o != Ordering::Greater))
+    relation(a, b, |o| o != Ordering::Greater)
 }
 
 fn greater<'a>(a: &Value<'a>, b: &Value<'a>) -> Outcome<'a> {
-    compare(a, b).map(|o| Value::Bool(o == Ordering::Greater))
+    relation(a, b, |o| o == Ordering::Greater)
 }
 
 fn greater_equals<'a>(a: &Value<'a>, b: &Value<'a>) -> Outcome<'a> {
-    compare(a, b).map(|o| Value::Bool(o != Ordering::Less))
+    relation(a, b, |o| o != Ordering::Less)
 }
 
 fn logical_not<'a>(a: &Value<'a>) -> Outcome<'a> {
@@ -81,12 +90,19 @@ fn logical_not<'a>(a: &Value<'a>) -> Outcome<'a> {
     }
 }
 
-/// `x in list`: the first equal element; comparison errors surface only when nothing
-/// matched (kube's `unstructuredList.Contains`).
+/// `x in list`. cel-go's own lists ask the needle's `Equal` and skip comparisons that
+/// fail; kube's JSON lists ask each element's and report an error only when nothing
+/// matched (`unstructuredList.Contains`).
 fn in_list<'a>(v: &Value<'a>, list: &Value<'a>) -> Outcome<'a> {
     let Value::List(l) = list else {
         return Err(ops::no_such_overload());
     };
+    if let List::Owned(items) = l {
+        let found = items
+            .iter()
+            .any(|item| matches!(ops::equal(v, item), Ok(true)));
+        return Ok(Value::Bool(found));
+    }
     let mut err = None;
     for i in 0..ops::list_len(l) {
         match ops::list_get(l, i).and_then(|item| ops::equal(&item, v)) {

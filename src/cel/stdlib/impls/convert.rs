@@ -68,15 +68,79 @@ fn to_uint<'a>(v: &Value<'a>) -> Outcome<'a> {
 }
 
 /// Go's `strconv.ParseFloat` spellings of infinities and NaN, then Rust's parser.
+/// Go's `strconv.ParseFloat(s, 64)` for decimal input: `inf`/`infinity`/`nan` in any
+/// case (a sign only before the infinities), digit-separating underscores, and out of
+/// range values refused.
 fn parse_float(s: &str) -> Option<f64> {
     let lower = s.to_ascii_lowercase();
     let body = lower.trim_start_matches(['+', '-']);
-    if matches!(body, "inf" | "infinity" | "nan")
-        || body.starts_with(|c: char| c.is_ascii_digit() || c == '.')
-    {
+    if body.len() + 1 < lower.len() {
+        return None;
+    }
+    if matches!(body, "inf" | "infinity") || lower == "nan" {
         return s.parse().ok();
     }
-    None
+    if let Some(hex) = body.strip_prefix("0x") {
+        let negative = lower.starts_with('-');
+        return parse_hex_float(hex).map(|d| if negative { -d } else { d });
+    }
+    if !body.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
+    let digits = if s.contains('_') {
+        if !underscores_separate_digits(body) {
+            return None;
+        }
+        s.replace('_', "")
+    } else {
+        s.to_string()
+    };
+    digits.parse().ok().filter(|d: &f64| d.is_finite())
+}
+
+/// Go's hexadecimal floats after `0x`: hex digits with an optional point, then a binary
+/// exponent (`p-2`), which Go requires; underscores may follow the prefix or a digit.
+fn parse_hex_float(s: &str) -> Option<f64> {
+    let (mantissa, exponent) = s.split_once('p')?;
+    let exponent: i32 = exponent.parse().ok()?;
+    let (mut m, mut scale, mut digits) = (0u128, 0i32, 0);
+    let mut seen_point = false;
+    let mut prev_digit = true;
+    let chars: Vec<char> = mantissa.chars().collect();
+    for (i, c) in chars.iter().enumerate() {
+        match c {
+            '_' if prev_digit && chars.get(i + 1).is_some_and(char::is_ascii_hexdigit) => {
+                prev_digit = false;
+                continue;
+            }
+            '.' if !seen_point => seen_point = true,
+            c if c.is_ascii_hexdigit() => {
+                if m >> 120 == 0 {
+                    m = m * 16 + u128::from(c.to_digit(16)?);
+                    scale -= if seen_point { 4 } else { 0 };
+                } else if !seen_point {
+                    scale += 4;
+                }
+                digits += 1;
+            }
+            _ => return None,
+        }
+        prev_digit = c.is_ascii_hexdigit();
+    }
+    if digits == 0 {
+        return None;
+    }
+    let value = (m as f64) * 2f64.powi(exponent.saturating_add(scale));
+    value.is_finite().then_some(value)
+}
+
+/// Go's `underscoreOK` for a number without base prefix: each underscore between digits.
+fn underscores_separate_digits(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.iter().enumerate().all(|(i, c)| {
+        *c != b'_'
+            || (i > 0 && b[i - 1].is_ascii_digit() && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+    })
 }
 
 fn to_double<'a>(v: &Value<'a>) -> Outcome<'a> {

@@ -31,11 +31,14 @@ fn is_zero(v: &Value<'_>) -> bool {
         Value::String(s) => s.as_str().is_empty(),
         Value::Bytes(b) => b.is_empty(),
         Value::Duration(d) => d.is_zero(),
-        Value::Timestamp(t) => *t == jiff::Timestamp::UNIX_EPOCH,
+        // Go's zero `time.Time`: 0001-01-01T00:00:00Z.
+        Value::Timestamp(t) => {
+            t.as_second() == crate::cel::eval::gotime::MIN_UNIX_SECONDS
+                && t.subsec_nanosecond() == 0
+        }
         Value::List(l) => ops::list_len(l) == 0,
         Value::Map(m) => ops::map_len(m) == 0,
-        Value::Optional(o) => o.is_none(),
-        Value::Type(_) | Value::Opaque(_) => false,
+        Value::Optional(_) | Value::Type(_) | Value::Opaque(_) => false,
     }
 }
 
@@ -121,6 +124,7 @@ pub(super) fn impls() -> Vec<(&'static str, Impl)> {
         ("optional_or_optional", Impl::Binary(or)),
         ("optional_orValue_value", Impl::Binary(or_value)),
         ("optional_unwrap", Impl::Unary(unwrap)),
+        ("optional_unwrapOpt", Impl::Unary(unwrap)),
         ("list_first", Impl::Unary(first)),
         ("list_last", Impl::Unary(last)),
     ]

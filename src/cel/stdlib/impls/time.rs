@@ -13,10 +13,7 @@ use crate::cel::value::{EvalError, Value};
 /// hours and minutes around a colon.
 fn zone(tz: &str) -> Result<TimeZone, EvalError> {
     let Some((h, m)) = tz.split_once(':') else {
-        if tz.is_empty() || tz == "UTC" {
-            return Ok(TimeZone::UTC);
-        }
-        return TimeZone::get(tz).map_err(|_| EvalError::new(format!("unknown time zone {tz}")));
+        return load_location(tz);
     };
     let atoi = |s: &str| {
         s.parse::<i32>()
@@ -95,6 +92,21 @@ fn duration_seconds<'a>(v: &Value<'a>) -> Outcome<'a> {
 
 fn duration_milliseconds<'a>(v: &Value<'a>) -> Outcome<'a> {
     duration_part(v, 1_000_000)
+}
+
+/// Go's `time.LoadLocation`: `Local` is the server's zone (UTC in kube's images), and
+/// names are file names, so they match case-sensitively.
+fn load_location(tz: &str) -> Result<TimeZone, EvalError> {
+    if tz.is_empty() || tz == "UTC" || tz == "Local" {
+        return Ok(TimeZone::UTC);
+    }
+    if tz.contains("..") || tz.starts_with(['/', '\\']) {
+        return Err(EvalError::new("time: invalid location name"));
+    }
+    match TimeZone::get(tz) {
+        Ok(zone) if zone.iana_name() == Some(tz) => Ok(zone),
+        _ => Err(EvalError::new(format!("unknown time zone {tz}"))),
+    }
 }
 
 /// A timestamp accessor, with or without a time zone argument.
