@@ -9,6 +9,9 @@
 //! `b'hex'`, `duration(Nns)`, `timestamp(RFC 3339 UTC)`, `[a, b]`, `{k: v}` (entries
 //! sorted as text), `type(name)`, `optional.of(x)`, `optional.none()`, `opaque(name)`,
 //! `error: text`, `compile: first line`, `program: text`.
+//!
+//! The oracle, the corpus by area and the scripts that regenerate the table are in
+//! `../shared/research/cel-conformance/`.
 
 use crate::cel::check::check;
 use crate::cel::env;

@@ -18,9 +18,12 @@
 //!   `typed`).
 //! - [`merge`]: the update/apply algorithm with ownership and conflicts
 //!   (structured-merge-diff `merge`).
+//! - [`manager`]: the apiserver-side field manager around them: `update` / `apply` of a
+//!   request, conflicts as kube's 409, last-applied migration, reset fields.
 
 pub mod fieldpath;
 pub mod managed;
+pub mod manager;
 pub mod merge;
 pub mod typed;
 pub mod value;

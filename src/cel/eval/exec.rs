@@ -15,8 +15,8 @@ use super::ops::{self, Outcome};
 use super::select::Selected;
 use super::small::Small;
 
-/// A frame's variable slots: inline for rules with up to two nested comprehensions.
-pub(super) type Slots<'a> = Small<Option<Outcome<'a>>, 8>;
+/// A frame's variable slots: inline for `self`, `oldSelf` and one comprehension.
+pub(super) type Slots<'a> = Small<Option<Outcome<'a>>, 5>;
 
 /// A call's argument values: inline up to three.
 type Args<'a> = Small<Value<'a>, 3>;
@@ -283,7 +283,12 @@ impl<'a> Frame<'_, 'a> {
         }
         let result = self.invoke(c, &args);
         let shown = result.as_ref().map_or(Value::Null, Value::clone);
-        self.charge(cost::call_cost(&c.function, c.overload, &args, &shown))?;
+        let charged = if c.fixed_cost {
+            1
+        } else {
+            cost::call_cost(&c.function, c.overload, &args, &shown)
+        };
+        self.charge(charged)?;
         result
     }
 

@@ -130,6 +130,8 @@ pub(super) struct Call {
     pub overload: &'static str,
     pub args: Vec<Node>,
     pub target: Target,
+    /// The call costs 1 whatever its arguments (`cost::fixed_cost`), known when planned.
+    pub fixed_cost: bool,
 }
 
 /// A comprehension over slots: `iter` (and `iter2`) per element, `accu` for the

@@ -231,6 +231,7 @@ impl<'c> Planner<'c> {
             overload,
             args,
             target,
+            fixed_cost: super::cost::fixed_cost(function, overload),
         }));
         self.optimize_call(function, overload, call)
     }

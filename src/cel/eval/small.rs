@@ -12,6 +12,7 @@ pub(super) enum Small<T, const N: usize> {
 
 impl<T, const N: usize> Small<T, N> {
     /// Room for `capacity` items; `fill` makes the placeholders of the inline room.
+    #[inline]
     pub fn with_capacity(capacity: usize, fill: impl Fn() -> T) -> Self {
         if capacity <= N {
             Small::Inline {
@@ -23,6 +24,7 @@ impl<T, const N: usize> Small<T, N> {
         }
     }
 
+    #[inline]
     pub fn push(&mut self, item: T) {
         match self {
             Small::Inline { items, len } => match items.get_mut(*len) {
@@ -30,25 +32,28 @@ impl<T, const N: usize> Small<T, N> {
                     *slot = item;
                     *len += 1;
                 }
-                None => {
-                    let mut heap = Vec::with_capacity(N * 2);
-                    if let Small::Inline { items, .. } =
-                        std::mem::replace(self, Small::Heap(Vec::new()))
-                    {
-                        heap.extend(items);
-                    }
-                    heap.push(item);
-                    *self = Small::Heap(heap);
-                }
+                None => self.spill(item),
             },
             Small::Heap(items) => items.push(item),
         }
+    }
+
+    /// Moves the full inline room to the heap, then adds `item`.
+    #[cold]
+    fn spill(&mut self, item: T) {
+        let mut heap = Vec::with_capacity(N * 2);
+        if let Small::Inline { items, .. } = std::mem::replace(self, Small::Heap(Vec::new())) {
+            heap.extend(items);
+        }
+        heap.push(item);
+        *self = Small::Heap(heap);
     }
 }
 
 impl<T, const N: usize> Deref for Small<T, N> {
     type Target = [T];
 
+    #[inline]
     fn deref(&self) -> &[T] {
         match self {
             Small::Inline { items, len } => items.get(..*len).unwrap_or_default(),
@@ -58,6 +63,7 @@ impl<T, const N: usize> Deref for Small<T, N> {
 }
 
 impl<T, const N: usize> DerefMut for Small<T, N> {
+    #[inline]
     fn deref_mut(&mut self) -> &mut [T] {
         match self {
             Small::Inline { items, len } => items.get_mut(..*len).unwrap_or_default(),

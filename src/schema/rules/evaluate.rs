@@ -130,9 +130,11 @@ impl Walk {
                 }
             }
         }
-        for (key, value) in fields {
-            let (Some(property), Some(property_schema)) =
-                (v.properties.get(key), schema.properties.get(key))
+        // The validated properties present, in the fields' (sorted) order: most fields
+        // of an object have no rules below them.
+        for (key, property) in &v.properties {
+            let (Some(value), Some(property_schema)) =
+                (fields.get(key), schema.properties.get(key))
             else {
                 continue;
             };
