@@ -76,6 +76,23 @@ fn escape(chars: &[char], i: usize, in_class: bool, out: &mut String) -> usize {
             }
         }
         'b' | 'B' if !in_class => out.push_str(&format!("(?-u:\\{e})")),
+        'p' | 'P' => {
+            // A Unicode class, `\pL` or `\p{Greek}`: copied whole, so its brace is not
+            // taken for a literal one.
+            out.push('\\');
+            out.push(e);
+            let rest = &chars[i + 1..];
+            let len = match rest.first() {
+                Some('{') => rest
+                    .iter()
+                    .position(|&c| c == '}')
+                    .map_or(rest.len(), |end| end + 1),
+                Some(_) => 1,
+                None => 0,
+            };
+            out.extend(&rest[..len]);
+            return i + 1 + len;
+        }
         'Q' => {
             // Literal text up to `\E` (or the end).
             let rest = &chars[i + 1..];
@@ -138,6 +155,14 @@ mod tests {
                 true,
             ),
             ("counted repetition", r"^a{2,3}$", "aaa", true),
+            ("unicode script class", r"^\p{Greek}+$", "αβ", true),
+            (
+                "unicode script class refuses others",
+                r"^\p{Greek}+$",
+                "ab",
+                false,
+            ),
+            ("one-letter unicode class", r"^\pL\PL$", "a1", true),
             ("open repetition", r"^a{2,}$", "a", false),
             ("bracket inside class is literal", r"^[[a]+$", "[a[", true),
             ("leading bracket close in class", r"^[]a]+$", "]a", true),
