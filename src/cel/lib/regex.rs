@@ -14,8 +14,10 @@ use crate::cel::types::Type;
 use crate::cel::value::{EvalError, Value};
 use crate::schema::structural::goregex;
 
-/// Patterns kept per thread; the cache is emptied when full (rules use few patterns).
-const CACHE_LIMIT: usize = 256;
+/// Patterns kept per thread; the cache is emptied when full. Rules use few constant
+/// patterns, while patterns read from objects change per request: a small cache keeps
+/// what a client can make the server hold small (each compiled pattern may take MiBs).
+const CACHE_LIMIT: usize = 32;
 
 thread_local! {
     static CACHE: RefCell<HashMap<String, Rc<::regex::Regex>>> = RefCell::new(HashMap::new());

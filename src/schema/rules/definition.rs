@@ -8,16 +8,16 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::cel::cost::CostEstimate;
-use crate::cel::decl::{DeclKind, DeclType, MAX_REQUEST_SIZE_BYTES, escape};
+use crate::cel::cost::budget::{
+    STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT, TotalCost, child_cardinality,
+    cost_error_message, max_cardinality, multiply_with_overflow_guard,
+};
+use crate::cel::decl::{DeclKind, DeclType, escape};
 use crate::cel::env::Env;
 use crate::cel::program::{Output, Program};
 use crate::error::FieldError;
 use crate::gofmt::json_string;
-use crate::schema::{Additional, ListType, Schema, SchemaType};
-
-/// kube's `StaticEstimatedCostLimit` and `StaticEstimatedCRDCostLimit`.
-pub const RULE_COST_LIMIT: u64 = 10_000_000;
-pub const CRD_COST_LIMIT: u64 = 100_000_000;
+use crate::schema::{Additional, ListType, Schema};
 
 /// Every problem kube reports for the rules of the schema at `path`
 /// (`spec.versions[0].schema.openAPIV3Schema`), in its order.
@@ -25,8 +25,7 @@ pub fn errors(env: &Env, schema: &Schema, path: &str) -> Vec<FieldError> {
     let mut walk = Walk {
         env,
         errors: Vec::new(),
-        total: 0,
-        expensive: Vec::new(),
+        total: TotalCost::default(),
     };
     let decl = DeclType::from_schema(schema, true, "object");
     let root = Node {
@@ -35,8 +34,8 @@ pub fn errors(env: &Env, schema: &Schema, path: &str) -> Vec<FieldError> {
         forbid_old_self: None,
     };
     walk.node(schema, path, &root);
-    if walk.total > CRD_COST_LIMIT {
-        for (rule_path, _) in &walk.expensive {
+    if walk.total.exceeds_limit() {
+        for (rule_path, _) in &walk.total.most_expensive {
             walk.errors.push(FieldError::forbidden(
                 rule_path,
                 "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema",
@@ -44,27 +43,12 @@ pub fn errors(env: &Env, schema: &Schema, path: &str) -> Vec<FieldError> {
         }
         let text = cost_error_message(
             "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema",
-            walk.total,
-            CRD_COST_LIMIT,
+            walk.total.total,
+            STATIC_ESTIMATED_CRD_COST_LIMIT,
         );
         walk.errors.push(FieldError::forbidden(path, &text));
     }
     walk.errors
-}
-
-/// kube's `getCostErrorMessage`.
-pub fn cost_error_message(what: &str, cost: u64, limit: u64) -> String {
-    let factor = cost as f64 / limit as f64;
-    let factor = if factor > 100.0 {
-        "more than 100x".to_string()
-    } else if factor < 1.5 {
-        format!("{factor:.6}x")
-    } else {
-        format!("{factor:.1}x")
-    };
-    format!(
-        "{what} exceeds budget by factor of {factor} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)"
-    )
 }
 
 /// The CEL context of a node: its declaration, how many times its rules may run per
@@ -78,17 +62,12 @@ struct Node {
 struct Walk<'e> {
     env: &'e Env,
     errors: Vec<FieldError>,
-    total: u64,
-    /// The (at most four) most expensive rules above 1% of the CRD limit.
-    expensive: Vec<(String, u64)>,
+    total: TotalCost<String>,
 }
 
 impl Walk<'_> {
     fn node(&mut self, s: &Schema, path: &str, ctx: &Node) {
-        let child_cardinality = ctx
-            .cardinality
-            .zip(max_elements(s))
-            .map(|(a, b)| a.saturating_mul(b));
+        let child_cardinality = child_cardinality(ctx.cardinality, s);
         if let Some(Additional::Schema(values)) = &s.additional_properties {
             let child = Node {
                 decl: ctx.decl.as_ref().and_then(element),
@@ -98,10 +77,12 @@ impl Walk<'_> {
             self.node(values, &format!("{path}.additionalProperties"), &child);
         }
         for (name, property) in &s.properties {
-            let decl = ctx.decl.as_ref().and_then(|d| {
-                let field = d.field(&escape(name)?)?;
-                Some(Arc::clone(&field.decl))
-            });
+            // A property whose name is no CEL identifier is typed from its own schema
+            // (kube's ChildPropertyContext falls back to converting it).
+            let decl = match (&ctx.decl, escape(name)) {
+                (Some(d), Some(cel_name)) => d.field(&cel_name).map(|f| Arc::clone(&f.decl)),
+                _ => DeclType::from_schema(property, property.embedded_resource, "object"),
+            };
             let child = Node {
                 decl,
                 cardinality: child_cardinality,
@@ -141,7 +122,7 @@ impl Walk<'_> {
         // Rules run at most once per element of every list and map above them.
         let cardinality = ctx
             .cardinality
-            .unwrap_or_else(|| (MAX_REQUEST_SIZE_BYTES / (decl.min_serialized_size + 1)) as u64);
+            .unwrap_or_else(|| max_cardinality(decl.min_serialized_size));
         for (i, rule) in s.validations.iter().enumerate() {
             let rule_path = format!("{path}.x-kubernetes-validations[{i}]");
             self.rule(rule, &rule_path, decl, cardinality, ctx);
@@ -161,6 +142,7 @@ impl Walk<'_> {
         if source.trim().is_empty() {
             return;
         }
+        // Any value set counts for kube (a pointer), `false` included.
         let optional_old_self = rule.get("optionalOldSelf").and_then(Value::as_bool);
         let program = Program::compile(
             self.env,
@@ -171,9 +153,9 @@ impl Walk<'_> {
         );
         let rule_path = format!("{path}.rule");
         let max = program.as_ref().map_or(0, |p| p.cost.max);
-        let cost = max.saturating_mul(cardinality);
-        if cost > RULE_COST_LIMIT {
-            let text = cost_error_message("estimated rule cost", cost, RULE_COST_LIMIT);
+        let cost = multiply_with_overflow_guard(max, cardinality);
+        if cost > STATIC_ESTIMATED_COST_LIMIT {
+            let text = cost_error_message("estimated rule cost", cost, STATIC_ESTIMATED_COST_LIMIT);
             self.errors.push(FieldError::forbidden(&rule_path, &text));
         }
         self.observe(&rule_path, cost);
@@ -185,8 +167,8 @@ impl Walk<'_> {
                 error.detail = format!("Invalid value: {}: {detail}", rule_value(rule));
                 self.errors.push(error);
                 // A rule that does not compile does not use oldSelf, as far as kube knows.
-                if optional_old_self == Some(true) {
-                    self.errors.push(optional_without_old_self(path));
+                if let Some(set) = optional_old_self {
+                    self.errors.push(optional_without_old_self(path, set));
                 }
                 return;
             }
@@ -209,11 +191,11 @@ impl Walk<'_> {
                 }
                 Ok(m) => {
                     let cost: CostEstimate = m.cost;
-                    if cost.max > RULE_COST_LIMIT {
+                    if cost.max > STATIC_ESTIMATED_COST_LIMIT {
                         let text = cost_error_message(
                             "estimated messageExpression cost",
                             cost.max,
-                            RULE_COST_LIMIT,
+                            STATIC_ESTIMATED_COST_LIMIT,
                         );
                         self.errors
                             .push(FieldError::forbidden(&message_path, &text));
@@ -233,39 +215,23 @@ impl Walk<'_> {
                     &detail,
                 ));
             }
-        } else if optional_old_self == Some(true) {
-            self.errors.push(optional_without_old_self(path));
+        } else if let Some(set) = optional_old_self {
+            self.errors.push(optional_without_old_self(path, set));
         }
     }
 
     /// kube's `TotalCost.ObserveExpressionCost`.
     fn observe(&mut self, path: &str, cost: u64) {
-        self.total = self.total.saturating_add(cost);
-        if cost < CRD_COST_LIMIT / 100 {
-            return;
-        }
-        self.expensive.push((path.to_string(), cost));
-        self.expensive.sort_by_key(|e| std::cmp::Reverse(e.1));
-        self.expensive.truncate(4);
+        self.total.observe(path.to_string(), cost);
     }
 }
 
-fn optional_without_old_self(path: &str) -> FieldError {
+fn optional_without_old_self(path: &str, set: bool) -> FieldError {
     FieldError::invalid(
         &format!("{path}.optionalOldSelf"),
-        &Value::Bool(true),
+        &Value::Bool(set),
         "may not be set if oldSelf is not used in rule",
     )
-}
-
-/// kube's `extractMaxElements`: how many children a node has per instance.
-fn max_elements(s: &Schema) -> Option<u64> {
-    let bounded = |n: Option<i64>| n.map(|n| n.max(0) as u64);
-    match s.type_ {
-        SchemaType::Object if s.additional_properties.is_some() => bounded(s.max_properties),
-        SchemaType::Array => bounded(s.max_items),
-        _ => Some(1),
-    }
 }
 
 fn element(decl: &Arc<DeclType>) -> Option<Arc<DeclType>> {

@@ -7,7 +7,8 @@ use serde_json::Value;
 
 use super::compile::{CompiledRule, Validator};
 use super::path::Path;
-use super::ratchet::Correlation;
+use super::ratchet::{Correlation, Memo, Warnings};
+use crate::cel::cost::{PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET};
 use crate::cel::eval::CostTracker;
 use crate::cel::eval::json::from_json;
 use crate::cel::value::{EvalError, Value as CelValue};
@@ -16,9 +17,6 @@ use crate::gofmt::field_value;
 use crate::schema::validate::ratchet::ListIndex;
 use crate::schema::{Additional, Schema};
 
-/// kube's `celconfig.PerCallLimit` and `RuntimeCELCostBudget`.
-pub const PER_CALL_LIMIT: u64 = 1_000_000;
-pub const RUNTIME_COST_BUDGET: i64 = 10_000_000;
 /// kube's `celconfig.MaxEvaluatedMessageExpressionSizeBytes`.
 const MAX_MESSAGE_BYTES: usize = 5 * 1024;
 
@@ -30,7 +28,9 @@ pub struct Findings {
 }
 
 pub(super) struct Walk {
-    pub findings: Findings,
+    errors: Vec<FieldError>,
+    warnings: Warnings,
+    memo: Memo,
     /// The remaining cost budget; negative once evaluation stopped.
     pub budget: i64,
 }
@@ -38,8 +38,17 @@ pub(super) struct Walk {
 impl Walk {
     pub fn new() -> Walk {
         Walk {
-            findings: Findings::default(),
-            budget: RUNTIME_COST_BUDGET,
+            errors: Vec::new(),
+            warnings: Warnings::default(),
+            memo: Memo::new(),
+            budget: RUNTIME_CEL_COST_BUDGET as i64,
+        }
+    }
+
+    pub fn findings(self) -> Findings {
+        Findings {
+            errors: self.errors,
+            warnings: self.warnings.list,
         }
     }
 
@@ -56,6 +65,8 @@ impl Walk {
         if new.is_null() {
             return;
         }
+        // A stored null is no old value (Go reads it as nil).
+        let old = old.filter(|o| !o.is_null());
         self.expressions(v, path, new, old, corr);
         if self.budget < 0 {
             return;
@@ -185,6 +196,10 @@ impl Walk {
         }
         let self_value = from_json(new, decl);
         let old_value = old.map(|o| from_json(o, decl));
+        // kube binds `oldSelf` for messageExpressions only where a rule of the node uses
+        // it and an old value exists (never as an optional).
+        let uses_old_self = v.rules.iter().any(CompiledRule::uses_old_self);
+        let message_old = old_value.as_ref().filter(|_| uses_old_self);
         for rule in &v.rules {
             let program = match &rule.program {
                 Ok(p) => p,
@@ -236,7 +251,7 @@ impl Walk {
                     continue;
                 }
             }
-            if !self.failure(v, rule, path, new, [&self_value, &old_binding], corr) {
+            if !self.failure(v, rule, path, new, (&self_value, message_old), corr) {
                 return;
             }
         }
@@ -249,7 +264,7 @@ impl Walk {
         rule: &CompiledRule,
         path: &Path<'_>,
         new: &Value,
-        vars: [&CelValue<'_>; 2],
+        vars: (&CelValue<'_>, Option<&CelValue<'_>>),
         corr: &Correlation,
     ) -> bool {
         let field = match (&rule.field_path, path.is_root()) {
@@ -257,14 +272,20 @@ impl Walk {
             (Some(sub), false) => format!("{}.{sub}", path.render()),
             (None, _) => field(path),
         };
-        let ratchet = !rule.uses_old_self() && corr.unchanged();
+        let ratchet = !rule.uses_old_self() && corr.unchanged(&mut self.memo);
         let mut detail = None;
-        if let Some(Ok(message)) = &rule.message_expression {
+        // A messageExpression reading an unbound `oldSelf` fails: the message is used.
+        let message = match &rule.message_expression {
+            Some(Ok(m)) if !m.uses_old_self || vars.1.is_some() => Some(m),
+            _ => None,
+        };
+        if let Some(message) = message {
             let mut tracker = CostTracker {
                 actual: 0,
                 limit: Some(PER_CALL_LIMIT),
             };
-            let result = message.evaluate(vars[0].clone(), vars[1].clone(), &mut tracker);
+            let old = vars.1.cloned().unwrap_or(CelValue::Null);
+            let result = message.evaluate(vars.0.clone(), old, &mut tracker);
             if tracker.actual > i64::MAX as u64 || tracker.actual as i64 > self.budget {
                 let text = "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run";
                 self.report(ratchet, invalid_error(&field, v.schema_type, text));
@@ -297,15 +318,15 @@ impl Walk {
 
     fn report(&mut self, ratchet: bool, error: FieldError) {
         if ratchet {
-            self.findings.warnings.push(error.message());
+            self.warnings.push(error.message());
         } else {
-            self.findings.errors.push(error);
+            self.errors.push(error);
         }
     }
 
     fn invalid(&mut self, field: &str, schema_type: &str, detail: &str) {
         let error = invalid_error(field, schema_type, detail);
-        self.findings.errors.push(error);
+        self.errors.push(error);
     }
 
     fn out_of_budget(&mut self, field: &str, schema_type: &str) {

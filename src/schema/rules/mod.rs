@@ -46,7 +46,7 @@ impl Rules {
         let mut walk = evaluate::Walk::new();
         let corr = ratchet::Correlation::root(schema, new, old);
         walk.node(root, schema, &path::Path::Root, new, old, &corr);
-        walk.findings
+        walk.findings()
     }
 }
 

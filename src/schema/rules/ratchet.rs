@@ -3,6 +3,8 @@
 //! where the value does not correlate, on an unchanged nearest correlated ancestor) is
 //! only a warning.
 
+use std::collections::{HashMap, HashSet};
+
 use serde_json::Value;
 
 use crate::schema::Schema;
@@ -66,11 +68,20 @@ impl<'v> Correlation<'v> {
         Items { list: *self, index }
     }
 
-    /// kube's `shouldRatchetError`.
-    pub fn unchanged(&self) -> bool {
-        self.current
-            .or(self.parent)
-            .is_some_and(|p| deep_equal(p.schema, p.new, p.old))
+    /// kube's `shouldRatchetError`, each node compared once per request (kube's
+    /// `CachedDeepEqual`): items of a list without keys all ask their parent list, and
+    /// comparing it for each failing item would be quadratic.
+    pub fn unchanged(&self, memo: &mut Memo) -> bool {
+        let Some(p) = self.current.or(self.parent) else {
+            return false;
+        };
+        let key = (
+            std::ptr::from_ref(p.new) as usize,
+            std::ptr::from_ref(p.old) as usize,
+        );
+        *memo
+            .entry(key)
+            .or_insert_with(|| deep_equal(p.schema, p.new, p.old))
     }
 }
 
@@ -95,5 +106,32 @@ impl<'v> Items<'v> {
             current: child,
             parent: Some(current),
         }
+    }
+}
+
+/// Whether a (new, old) pair of nodes, by address, is unchanged.
+pub(super) type Memo = HashMap<(usize, usize), bool>;
+
+/// kube's warning recorder keeps nothing past 4096 runes of (cut) warnings, so neither
+/// do we: a request failing a ratcheted rule a million times keeps a bounded list.
+const WARNINGS_TOTAL_RUNES: usize = 4096;
+const WARNING_ITEM_RUNES: usize = 256;
+
+/// The ratcheted failures of one request, deduplicated and bounded.
+#[derive(Default)]
+pub(super) struct Warnings {
+    seen: HashSet<String>,
+    runes: usize,
+    pub list: Vec<String>,
+}
+
+impl Warnings {
+    pub fn push(&mut self, text: String) {
+        if self.runes >= WARNINGS_TOTAL_RUNES || self.seen.contains(&text) {
+            return;
+        }
+        self.runes += text.chars().count().min(WARNING_ITEM_RUNES);
+        self.seen.insert(text.clone());
+        self.list.push(text);
     }
 }

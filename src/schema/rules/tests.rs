@@ -224,3 +224,63 @@ fn blocked_by_required_or_type_errors_only() {
         "<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"
     );
 }
+
+#[test]
+fn validate_stored_null_is_no_old_value_for_transition_rules() {
+    let schema = Schema::parse(&json!({"type": "object", "properties": {"spec": {
+        "type": "object", "nullable": true,
+        "x-kubernetes-validations": [{"rule": "self.mode == oldSelf.mode", "message": "immutable"}],
+        "properties": {"mode": {"type": "string"}}}}}));
+    let rules = Rules::compile(&schema);
+    let new = json!({"spec": {"mode": "a"}});
+    let old = json!({"spec": null});
+    assert!(rules.validate(&schema, &new, Some(&old)).errors.is_empty());
+}
+
+#[test]
+fn validate_message_expression_with_unbound_old_self_falls_back() {
+    // No rule of the node uses oldSelf: kube leaves it unbound for the message.
+    let schema = crontab(json!([{"rule": "self.replicas < 10", "message": "static",
+        "messageExpression": "'was ' + string(oldSelf.replicas)"}]));
+    let rules = Rules::compile(&schema);
+    let new = json!({"spec": {"replicas": 20}});
+    let old = json!({"spec": {"replicas": 5}});
+    assert_eq!(
+        messages(&rules.validate(&schema, &new, Some(&old))),
+        vec!["spec: Invalid value: static"]
+    );
+}
+
+#[test]
+fn validate_ratcheted_warnings_are_deduplicated_and_bounded() {
+    let schema = Schema::parse(&json!({"type": "object", "properties": {"list": {
+        "type": "array", "items": {"type": "string",
+            "x-kubernetes-validations": [{"rule": "self.size() < 2"}]}}}}));
+    let rules = Rules::compile(&schema);
+    let list: Vec<String> = (0..5000).map(|i| format!("v{i}")).collect();
+    let object = json!({"list": list});
+    let findings = rules.validate(&schema, &object, Some(&object));
+    assert!(findings.errors.is_empty());
+    // About 4096 runes of warnings are all kube's recorder keeps.
+    assert!(findings.warnings.len() < 250, "{}", findings.warnings.len());
+    assert_eq!(
+        findings.warnings[0],
+        "list[0]: Invalid value: \"v0\": failed rule: self.size() < 2"
+    );
+}
+
+#[test]
+fn definition_errors_refuse_optional_old_self_false_without_old_self() {
+    let env = crate::cel::env::stored();
+    let schema = crontab(json!([{"rule": "self.replicas > 0", "optionalOldSelf": false}]));
+    let errors: Vec<String> = definition::errors(&env, &schema, "s")
+        .iter()
+        .map(FieldError::message)
+        .collect();
+    assert_eq!(
+        errors,
+        vec![
+            "s.properties[spec].x-kubernetes-validations[0].optionalOldSelf: Invalid value: false: may not be set if oldSelf is not used in rule"
+        ]
+    );
+}
