@@ -1,15 +1,11 @@
-//! Run-time call costs: cel-go's `CostTracker.costCall` defaults (`interpreter/
-//! runtimecost.go`) for the standard functions, and the cost constants of
-//! `common/cost.go`.
+//! The evaluator's side of run-time costs: literal creation constants of cel-go's
+//! `common/cost.go`, and which calls cost a fixed 1 (the call costs themselves are
+//! `crate::cel::cost::call_cost`).
 
 use crate::cel::value::Value;
 
-use super::ops::actual_size;
-
 pub const LIST_CREATE_BASE_COST: u64 = 10;
 pub const MAP_CREATE_BASE_COST: u64 = 30;
-const STRING_TRAVERSAL_COST_FACTOR: f64 = 0.1;
-const REGEX_STRING_LENGTH_COST_FACTOR: f64 = 0.25;
 
 /// The cost of one call: the extensions' trackers, kube's `library.CostEstimator`, then
 /// cel-go's defaults (`crate::cel::cost::call_cost`).
@@ -33,69 +29,6 @@ pub fn fixed_cost(function: &str, overload_id: &str) -> bool {
         "size" | "!_" | "-_" | "@not_strictly_false" => !overload_id.is_empty(),
         "@in" => overload_id == "in_map",
         _ => false,
-    }
-}
-
-/// cel-go's `SafeMultiplyByFactor`: the ceiling of `x * factor`, saturating.
-fn times(x: u64, factor: f64) -> u64 {
-    let p = (x as f64 * factor).ceil();
-    if p >= u64::MAX as f64 {
-        u64::MAX
-    } else {
-        p as u64
-    }
-}
-
-fn size(args: &[Value<'_>], i: usize) -> u64 {
-    args.get(i).map_or(1, actual_size)
-}
-
-/// cel-go's default run-time costs, by overload id.
-pub fn default_call_cost(
-    _function: &str,
-    overload_id: &str,
-    args: &[Value<'_>],
-    _result: &Value<'_>,
-) -> u64 {
-    match overload_id {
-        "starts_with_string" | "ends_with_string" => {
-            times(size(args, 1), STRING_TRAVERSAL_COST_FACTOR)
-        }
-        "string_to_bytes" | "bytes_to_string" | "strings_quote" | "string_format" => {
-            times(size(args, 0), STRING_TRAVERSAL_COST_FACTOR)
-        }
-        "in_list" => size(args, 1),
-        "less_string"
-        | "greater_string"
-        | "less_equals_string"
-        | "greater_equals_string"
-        | "less_bytes"
-        | "greater_bytes"
-        | "less_equals_bytes"
-        | "greater_equals_bytes"
-        | "equals"
-        | "not_equals" => times(
-            size(args, 0).min(size(args, 1)),
-            STRING_TRAVERSAL_COST_FACTOR,
-        ),
-        "add_string" | "add_bytes" => times(
-            size(args, 0).saturating_add(size(args, 1)),
-            STRING_TRAVERSAL_COST_FACTOR,
-        ),
-        "matches" | "matches_string" => {
-            let str_cost = times(
-                size(args, 0).saturating_add(1),
-                STRING_TRAVERSAL_COST_FACTOR,
-            );
-            let regex_cost = times(size(args, 1), REGEX_STRING_LENGTH_COST_FACTOR);
-            str_cost.saturating_mul(regex_cost)
-        }
-        "contains_string" => {
-            let str_cost = times(size(args, 0), STRING_TRAVERSAL_COST_FACTOR);
-            let sub_cost = times(size(args, 1), STRING_TRAVERSAL_COST_FACTOR);
-            str_cost.saturating_mul(sub_cost)
-        }
-        _ => 1,
     }
 }
 

@@ -19,7 +19,6 @@ mod small;
 #[cfg(test)]
 mod tests;
 
-pub use cost::default_call_cost;
 pub use json::{from_json, try_from_json};
 
 use crate::cel::checked::Checked;

@@ -259,19 +259,6 @@ pub fn find<'a>(obj: &Value<'a>, key: &Value<'_>) -> Result<Option<Value<'a>>, E
     }
 }
 
-/// cel-go's `actualSize`: the size of strings (code points), bytes, lists and maps, of
-/// an optional's value, and 1 for anything else.
-pub fn actual_size(value: &Value<'_>) -> u64 {
-    match value {
-        Value::String(s) => s.as_str().chars().count() as u64,
-        Value::Bytes(b) => b.len() as u64,
-        Value::List(l) => list_len(l) as u64,
-        Value::Map(m) => map_len(m) as u64,
-        Value::Optional(Some(v)) => actual_size(v),
-        _ => 1,
-    }
-}
-
 /// A string value.
 pub fn string<'a>(s: &str) -> Value<'a> {
     Value::String(crate::cel::value::Str::Owned(Rc::from(s)))

@@ -12,7 +12,6 @@ use super::argv;
 use crate::cel::functions::{Decl, Impl, Library, Outcome};
 use crate::cel::types::Type;
 use crate::cel::value::{EvalError, Value};
-use crate::schema::structural::goregex;
 
 /// Patterns kept per thread; the cache is emptied when full. Rules use few constant
 /// patterns, while patterns read from objects change per request: a small cache keeps
@@ -30,13 +29,7 @@ pub fn compile_go(pattern: &str) -> Result<Rc<::regex::Regex>, String> {
     if let Some(hit) = CACHE.with(|c| c.borrow().get(pattern).cloned()) {
         return Ok(hit);
     }
-    goregex::check(pattern).map_err(|e| e.to_string())?;
-    let translated = crate::schema::pattern::translate(pattern);
-    // Go's limits differ from the regex crate's; a pattern Go takes and the crate
-    // refuses (only for sheer size) is reported as Go reports an oversized one.
-    let compiled = ::regex::Regex::new(&translated)
-        .map(Rc::new)
-        .map_err(|_| format!("error parsing regexp: expression too large: `{pattern}`"))?;
+    let compiled = Rc::new(crate::cel::eval::regex::compile(pattern)?);
     CACHE.with(|c| {
         let mut cache = c.borrow_mut();
         if cache.len() >= CACHE_LIMIT {
