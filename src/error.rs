@@ -128,6 +128,10 @@ pub enum ApiError {
     /// Anything else; the client sees a generic message, the log the full chain.
     #[error("Internal error occurred: {0}")]
     Internal(String),
+    /// A field manager failure (apply conflicts, apply bodies it refuses), with kube's
+    /// code, reason and texts.
+    #[error("{0}")]
+    FieldManager(crate::fieldmanager::manager::Error),
 }
 
 /// Details with `name` only when there is one (Go's `omitempty`).
@@ -180,6 +184,7 @@ impl ApiError {
             ApiError::ServiceUnavailable(_) => 503,
             ApiError::Timeout(_) | ApiError::TooLargeResourceVersion { .. } => 504,
             ApiError::Internal(_) => 500,
+            ApiError::FieldManager(e) => e.code(),
         }
     }
 
@@ -201,6 +206,8 @@ impl ApiError {
             ApiError::ServiceUnavailable(_) => "ServiceUnavailable",
             ApiError::Timeout(_) | ApiError::TooLargeResourceVersion { .. } => "Timeout",
             ApiError::Internal(_) => "InternalError",
+            // kube's StatusReasonUnknown ("", omitted) for plain errors.
+            ApiError::FieldManager(e) => e.reason(),
         }
     }
 
@@ -250,6 +257,12 @@ impl ApiError {
                 ..
             } => Some(json!({"retryAfterSeconds": retry_after_seconds})),
             ApiError::Internal(_) => Some(json!({"causes": [{"message": self.inner_message()}]})),
+            ApiError::FieldManager(crate::fieldmanager::manager::Error::Conflict {
+                causes,
+                ..
+            }) => Some(json!({"causes": causes.iter().map(|c| json!({
+                "reason": "FieldManagerConflict", "message": c.message, "field": c.field,
+            })).collect::<Vec<_>>()})),
             _ => None,
         }
     }
@@ -272,6 +285,11 @@ impl ApiError {
             "reason": self.reason(),
             "code": self.code(),
         });
+        if self.reason().is_empty()
+            && let Some(map) = status.as_object_mut()
+        {
+            map.remove("reason");
+        }
         if let Some(details) = self.details() {
             status["details"] = details;
         }

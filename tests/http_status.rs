@@ -234,7 +234,7 @@ async fn strategic_merge_patch_unsupported_media_type() {
         &body,
         415,
         "UnsupportedMediaType",
-        "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json",
+        "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
     );
 }
 

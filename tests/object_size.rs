@@ -94,24 +94,22 @@ async fn patches_grow_past_default_limit(server: &Server) {
 async fn subresources_respect_limit(server: &Server, limit: usize) {
     let c = server.client();
     // The 413 names the stored size, so the filler for an object just under the limit
-    // is derived from one refused create.
-    let probe = limit + 100;
-    let (code, body) = send(
-        c.post(server.url(CT))
-            .json(&crontab("edge", &"z".repeat(probe))),
-    )
-    .await;
-    let size = too_large(code, &body, limit);
-    let filler = probe - (size - limit) - 5;
-    let (code, created) = send(
-        c.post(server.url(CT))
-            .json(&crontab("edge", &"z".repeat(filler))),
-    )
-    .await;
+    // is derived from one refused patch. The object first gets its `/scale` managedFields
+    // entry, so later scale writes (same manager, same field) only change digits.
+    let (code, created) = send(c.post(server.url(CT)).json(&crontab("edge", "x"))).await;
     assert_eq!(code, 201, "{}", created["message"]);
     let url = server.url(&format!("{CT}/edge"));
-
     let scale = server.url(&format!("{CT}/edge/scale"));
+    let (code, body) = send(merge(&c, scale.clone(), &json!({"spec": {"replicas": 2}}))).await;
+    assert_eq!(code, 200, "{body}");
+    let probe = limit + 100;
+    let grow = |n: usize| json!({"spec": {"cronSpec": "z".repeat(n)}});
+    let (code, body) = send(merge(&c, url.clone(), &grow(probe))).await;
+    let size = too_large(code, &body, limit);
+    let filler = probe - (size - limit) - 5;
+    let (code, body) = send(merge(&c, url.clone(), &grow(filler))).await;
+    assert_eq!(code, 200, "{}", body["message"]);
+
     let (code, body) = send(merge(
         &c,
         scale.clone(),

@@ -419,3 +419,40 @@ async fn kubectl_apply_prints_ratcheting_warnings() {
     let args = ["apply", "--dry-run=server", "-f", path(&valid)];
     expect_kubectl(&server, &args, (0, dry_run, warning));
 }
+
+#[tokio::test]
+async fn kubectl_server_side_apply_invalid_object_prints_kube_error() {
+    let (server, _) = serve();
+    let invalid = write_temp(&server, "one.yaml", &manifest("k-one", "", "level: 12"));
+    let error = "The Warn \"k-one\" is invalid: spec.level: Invalid value: 12: level below 10\n";
+    for args in [
+        &["apply", "--server-side", "-f", path(&invalid)][..],
+        &[
+            "apply",
+            "--server-side",
+            "--dry-run=server",
+            "-f",
+            path(&invalid),
+        ],
+    ] {
+        expect_kubectl(&server, args, (1, "", error));
+    }
+}
+
+#[tokio::test]
+async fn kubectl_server_side_apply_prints_ratcheting_warnings() {
+    let (server, file) = serve();
+    let valid = write_temp(&server, "ok.yaml", &manifest("k-ok", "", "level: 3"));
+    server.kubectl_ok(&["apply", "--validate=false", "-f", path(&valid)]);
+    let server = rewrite(server, &file, "self < 10", "self < 2");
+    let args = [
+        "apply",
+        "--server-side",
+        "--force-conflicts",
+        "-f",
+        path(&valid),
+    ];
+    let applied = "warn.rules.example.com/k-ok serverside-applied\n";
+    let warning = "Warning: spec.level: Invalid value: 3: level below 10\n";
+    expect_kubectl(&server, &args, (0, applied, warning));
+}

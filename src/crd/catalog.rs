@@ -8,6 +8,9 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     CustomResourceDefinition, CustomResourceDefinitionVersion,
 };
 
+use crate::fieldmanager::manager::{
+    CrdVersions, ResetFields, main_reset_fields, status_reset_fields,
+};
 use crate::table::{PrinterColumn, TableConvertor, TableError};
 
 pub use crate::schema::scale::ScalePaths;
@@ -36,6 +39,9 @@ pub struct ServedVersion {
     pub rules: crate::schema::rules::Rules,
     /// `selectableFields` as field selector names (`spec.color`).
     pub selectable_fields: Vec<String>,
+    /// What writes to the main resource at this version may not own (`.status` with
+    /// the status subresource), for the field manager.
+    pub main_reset: ResetFields,
 }
 
 /// One custom resource (a CRD), with its served versions.
@@ -52,6 +58,10 @@ pub struct ServedResource {
     pub storage_version: String,
     /// Served versions, highest priority first (kube's version ordering).
     pub versions: Vec<ServedVersion>,
+    /// The field manager's types per served `group/version`, built once.
+    pub field_types: CrdVersions,
+    /// What `/status` writes may not own, per version with the status subresource.
+    pub status_reset: ResetFields,
 }
 
 impl ServedResource {
@@ -166,7 +176,20 @@ fn served_resource(crd: &CustomResourceDefinition) -> Result<ServedResource, Cat
         .find(|v| v.storage)
         .map(|v| v.name.clone())
         .unwrap_or_default();
+    let gv = |v: &ServedVersion| format!("{}/{}", spec.group, v.name);
+    let field_types = CrdVersions::new(versions.iter().map(|v| {
+        let ty = crate::fieldmanager::typed::resource_type(&v.structural);
+        (gv(v), ty)
+    }));
+    let with_status: Vec<String> = versions
+        .iter()
+        .filter(|v| v.status_subresource)
+        .map(gv)
+        .collect();
+    let status_reset = status_reset_fields(with_status.iter().map(String::as_str));
     Ok(ServedResource {
+        field_types,
+        status_reset,
         crd_name: crd.metadata.name.clone().unwrap_or_default(),
         group: spec.group.clone(),
         plural: names.plural.clone(),
@@ -217,10 +240,12 @@ fn served_version(
             .unwrap_or_else(|| format!("{group}/{} {kind} is deprecated", v.name))
     });
     let structural = compile_schema(group, kind, &v.name, schema.as_ref());
+    let status_subresource = subresources.is_some_and(|s| s.status.is_some());
     Ok(ServedVersion {
+        main_reset: main_reset_fields(&format!("{group}/{}", v.name), status_subresource),
         name: v.name.clone(),
         deprecation_warning,
-        status_subresource: subresources.is_some_and(|s| s.status.is_some()),
+        status_subresource,
         scale: subresources
             .and_then(|s| s.scale.as_ref())
             .map(|s| ScalePaths {

@@ -5,12 +5,14 @@
 //! max-in-flight → authorization → dispatch → one error conversion.
 
 pub mod admit;
+pub mod apply;
 pub mod change;
 pub mod collection;
 pub mod context;
 pub mod discovery;
 pub mod guaranteed;
 pub mod health;
+pub mod managed;
 pub mod object;
 pub mod openapi;
 pub mod reply;

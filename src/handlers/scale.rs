@@ -10,13 +10,14 @@ use crate::error::{ApiError, FieldError};
 use crate::handlers::change::Change;
 use crate::handlers::context::{Target, conflict};
 use crate::handlers::guaranteed::{Next, guaranteed_update};
+use crate::handlers::managed::{Scope, manager_name, record_update};
 use crate::handlers::object::read;
 use crate::handlers::write::{invalid, write_target};
 use crate::handlers::{AppState, Call, Reply, admit};
 use crate::meta::lifecycle;
 use crate::meta::object as obj;
 use crate::request::body::decode_object;
-use crate::request::negotiate::{Representation, body_format, negotiate, patch_format};
+use crate::request::negotiate::{BodyFormat, Representation, body_format, negotiate, patch_format};
 use crate::request::options::WriteOptions;
 
 fn path_parts(path: &str) -> Vec<&str> {
@@ -108,6 +109,12 @@ pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
 
 pub async fn patch(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
     let format = patch_format(call.header("content-type"))?;
+    if format == BodyFormat::ApplyPatch {
+        // Apply through /scale (kube's scale field manager) is not served here.
+        return Err(ApiError::UnsupportedMediaType(
+            "application/json-patch+json, application/merge-patch+json".into(),
+        ));
+    }
     let patch = crate::handlers::change::decode_patch(&call.body)?;
     let change = Change::Patch(format, patch);
     write_scale(state, call, ctx, |scale| change.apply(scale)).await
@@ -138,6 +145,7 @@ async fn write_scale(
     let name = ctx.name.as_str();
     // The object's update records its warnings (ratcheted rule failures) as any update.
     let mut warnings = Vec::new();
+    let manager = manager_name(call, &options);
     let written = guaranteed_update(state, ctx, name, options.dry_run, |current| {
         let scale = change(&to_scale(current, paths))?;
         let requested_rv = obj::resource_version(&scale);
@@ -158,6 +166,7 @@ async fn write_scale(
         }
         let mut new = current.clone();
         set_path(&mut new, &paths.spec_replicas, replicas);
+        record_update(ctx, Scope::Scale, Some(current), &mut new, &manager);
         // The object is then checked as any update of it: metadata, its schema (ratcheted).
         let meta_errors = lifecycle::prepare_update(&mut new, current, &write_target(ctx)).err();
         let meta_errors = meta_errors.unwrap_or_default();

@@ -9,6 +9,7 @@ use crate::error::{ApiError, ErrorType, FieldError};
 use crate::handlers::change::{Change, decode_patch};
 use crate::handlers::context::{Target, conflict};
 use crate::handlers::guaranteed::{self, Next, guaranteed_update};
+use crate::handlers::managed::{Scope, manager_name, record_update};
 use crate::handlers::object::render_object;
 use crate::handlers::{AppState, Call, Reply, admit};
 use crate::meta::lifecycle::{self, WriteTarget};
@@ -74,7 +75,7 @@ pub fn check_type_meta(ctx: &Target, object: &Value) -> Result<(), ApiError> {
 }
 
 /// The name in the body must be the URL's.
-fn check_name(ctx: &Target, object: &Value) -> Result<(), ApiError> {
+pub fn check_name(ctx: &Target, object: &Value) -> Result<(), ApiError> {
     let body_name = obj::name(object);
     if body_name != ctx.name {
         return Err(ApiError::BadRequest(format!(
@@ -86,7 +87,7 @@ fn check_name(ctx: &Target, object: &Value) -> Result<(), ApiError> {
 }
 
 /// The namespace in the body must be empty or the URL's.
-fn check_namespace(ctx: &Target, object: &Value) -> Result<(), ApiError> {
+pub fn check_namespace(ctx: &Target, object: &Value) -> Result<(), ApiError> {
     let ns = obj::namespace(object);
     match &ctx.namespace {
         Some(url_ns) if !ns.is_empty() && ns != url_ns => Err(ApiError::BadRequest(
@@ -124,6 +125,8 @@ async fn create_object(
     check_type_meta(ctx, &object)?;
     check_namespace(ctx, &object)?;
     *warnings = admit::coerce_body(ctx, &mut object, duplicates, options.field_validation)?;
+    let manager = manager_name(call, &options);
+    record_update(ctx, Scope::Main, None, &mut object, &manager);
     let meta_errors = lifecycle::prepare_create(&mut object, &write_target(ctx)).err();
     let causes = admit::validate(
         ctx,
@@ -157,8 +160,12 @@ pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
 }
 
 pub async fn patch(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
-    let options = WriteOptions::from_query(&call.query, "PatchOptions")?;
     let format = patch_format(call.header("content-type"))?;
+    let apply = format == BodyFormat::ApplyPatch;
+    let (options, force) = WriteOptions::for_patch(&call.query, apply)?;
+    if apply {
+        return crate::handlers::apply::apply(state, call, ctx, &options, force).await;
+    }
     let patch = decode_patch(&call.body)?;
     let change = Change::Patch(format, patch);
     let mut warnings = Vec::new();
@@ -256,10 +263,13 @@ fn next_object(
     if !requested_rv.is_empty() && requested_rv != obj::resource_version(current) {
         return Err(conflict(&ctx.group_resource(), name));
     }
+    let manager = manager_name(call, options);
     let causes = if call.info.subresource == Subresource::Status {
         new = lifecycle::prepare_status_update(&new, current);
+        record_update(ctx, Scope::Status, Some(current), &mut new, &manager);
         admit::validate_status(ctx, &new, current, warnings)
     } else {
+        record_update(ctx, Scope::Main, Some(current), &mut new, &manager);
         let meta_errors = lifecycle::prepare_update(&mut new, current, &write_target(ctx)).err();
         let meta_errors = meta_errors.unwrap_or_default();
         admit::validate(ctx, &new, Some(current), meta_errors, warnings)

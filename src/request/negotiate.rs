@@ -89,10 +89,13 @@ pub enum BodyFormat {
     Yaml,
     JsonPatch,
     MergePatch,
+    /// `application/apply-patch+yaml`: server-side apply.
+    ApplyPatch,
 }
 
 /// Patch types custom resources accept here, in kube's order.
-pub const PATCH_TYPES: &str = "application/json-patch+json, application/merge-patch+json";
+pub const PATCH_TYPES: &str =
+    "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml";
 
 /// Content-Type of a create/update body.
 pub fn body_format(content_type: Option<&str>) -> Result<BodyFormat, ApiError> {
@@ -110,6 +113,7 @@ pub fn patch_format(content_type: Option<&str>) -> Result<BodyFormat, ApiError> 
     match media_type(content_type).as_str() {
         "application/json-patch+json" => Ok(BodyFormat::JsonPatch),
         "application/merge-patch+json" => Ok(BodyFormat::MergePatch),
+        "application/apply-patch+yaml" => Ok(BodyFormat::ApplyPatch),
         _ => Err(ApiError::UnsupportedMediaType(PATCH_TYPES.into())),
     }
 }
@@ -181,7 +185,7 @@ mod tests {
         assert_eq!(err.code(), 415);
         assert_eq!(
             err.to_string(),
-            "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json"
+            "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
         );
     }
 }

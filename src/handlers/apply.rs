@@ -1,0 +1,171 @@
+//! Server-side apply: `PATCH` with `application/apply-patch+yaml`, merged into the live
+//! object by the field manager, admitted as any write, and created when missing.
+
+use std::sync::Arc;
+
+use http::StatusCode;
+use serde_json::Value;
+
+use crate::error::ApiError;
+use crate::handlers::context::Target;
+use crate::handlers::guaranteed::{self, Next, guaranteed_update};
+use crate::handlers::managed::{Scope, field_manager};
+use crate::handlers::object::render_object;
+use crate::handlers::write::{check_name, check_namespace, check_type_meta, invalid, write_target};
+use crate::handlers::{AppState, Call, Reply, admit};
+use crate::meta::lifecycle;
+use crate::meta::object as obj;
+use crate::request::body::decode_object;
+use crate::request::info::Subresource;
+use crate::request::negotiate::BodyFormat;
+use crate::request::options::WriteOptions;
+
+/// One apply request: its patch, manager and `force`.
+pub struct Apply<'a> {
+    pub patch: Value,
+    pub options: &'a WriteOptions,
+    pub force: bool,
+    pub scope: Scope,
+}
+
+pub async fn apply(
+    state: &Arc<AppState>,
+    call: &Call,
+    ctx: &Target,
+    options: &WriteOptions,
+    force: bool,
+) -> Result<Reply, ApiError> {
+    let patch = decode_object(&call.body, BodyFormat::Yaml)?;
+    let scope = match call.info.subresource {
+        Subresource::Status => Scope::Status,
+        _ => Scope::Main,
+    };
+    let request = Apply {
+        patch,
+        options,
+        force,
+        scope,
+    };
+    let mut warnings = Vec::new();
+    let written = guaranteed_update(state, ctx, &ctx.name, options.dry_run, |current| {
+        let new = applied(ctx, &request, current, &mut warnings)?;
+        Ok((Next::Put(new), ()))
+    })
+    .await;
+    let result = match written {
+        Ok(w) => render_object(call, ctx, StatusCode::OK, w.object),
+        // Applying to a missing object creates it (kube's forceAllowCreate).
+        Err(ApiError::NotFound { .. }) if scope == Scope::Main => {
+            create(state, call, ctx, &request, &mut warnings).await
+        }
+        Err(e) => Err(e),
+    };
+    Ok(match result {
+        Ok(reply) => reply.with_warnings(warnings),
+        Err(e) => Reply::Error(e).with_warnings(warnings),
+    })
+}
+
+/// The merged object, decoded (pruned, defaulted) and checked as a patched one.
+fn merged(
+    ctx: &Target,
+    request: &Apply<'_>,
+    live: Option<&Value>,
+    warnings: &mut Vec<String>,
+) -> Result<Value, ApiError> {
+    let api_version = ctx.api_version();
+    let none = Default::default();
+    let fm = field_manager(ctx, request.scope, &api_version, &none);
+    let mut new = fm
+        .apply(
+            live,
+            &request.patch,
+            &request.options.field_manager,
+            request.force,
+            jiff::Timestamp::now(),
+        )
+        .map_err(ApiError::FieldManager)?;
+    check_type_meta(ctx, &new)?;
+    check_name(ctx, &new)?;
+    check_namespace(ctx, &new)?;
+    let field_validation = request.options.field_validation;
+    warnings.extend(admit::coerce_patched(
+        &mut new,
+        ctx,
+        Vec::new(),
+        field_validation,
+    )?);
+    Ok(new)
+}
+
+/// An apply over the stored object: the resourceVersion precondition, then the update
+/// (or `/status` update) rules and validation.
+fn applied(
+    ctx: &Target,
+    request: &Apply<'_>,
+    current: &Value,
+    warnings: &mut Vec<String>,
+) -> Result<Value, ApiError> {
+    let name = ctx.name.as_str();
+    let mut new = merged(ctx, request, Some(current), warnings)?;
+    let requested_rv = obj::resource_version(&new);
+    if !requested_rv.is_empty() && requested_rv != obj::resource_version(current) {
+        return Err(crate::handlers::context::conflict(
+            &ctx.group_resource(),
+            name,
+        ));
+    }
+    let causes = match request.scope {
+        Scope::Status => {
+            // kube's status strategy keeps the managedFields the apply recorded.
+            let managed = obj::metadata(&new)
+                .and_then(|m| m.get("managedFields"))
+                .cloned();
+            new = lifecycle::prepare_status_update(&new, current);
+            obj::set_meta(&mut new, "managedFields", managed);
+            admit::validate_status(ctx, &new, current, warnings)
+        }
+        _ => {
+            let meta_errors =
+                lifecycle::prepare_update(&mut new, current, &write_target(ctx)).err();
+            admit::validate(
+                ctx,
+                &new,
+                Some(current),
+                meta_errors.unwrap_or_default(),
+                warnings,
+            )
+        }
+    };
+    if !causes.is_empty() {
+        return Err(invalid(ctx, name, causes));
+    }
+    Ok(new)
+}
+
+/// Apply to a missing object: the merge over an empty object, then create's rules.
+async fn create(
+    state: &AppState,
+    call: &Call,
+    ctx: &Target,
+    request: &Apply<'_>,
+    warnings: &mut Vec<String>,
+) -> Result<Reply, ApiError> {
+    let mut object = merged(ctx, request, None, warnings)?;
+    let meta_errors = lifecycle::prepare_create(&mut object, &write_target(ctx)).err();
+    let causes = admit::validate(
+        ctx,
+        &object,
+        None,
+        meta_errors.unwrap_or_default(),
+        warnings,
+    );
+    if !causes.is_empty() {
+        return Err(invalid(ctx, obj::name(&object), causes));
+    }
+    let name = obj::name(&object).to_string();
+    let dry_run = request.options.dry_run;
+    let revision = guaranteed::create(state, ctx, &name, &object, dry_run).await?;
+    ctx.present(&mut object, revision);
+    render_object(call, ctx, StatusCode::CREATED, object)
+}
