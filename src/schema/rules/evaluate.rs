@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 
+use super::causes::{error_string, invalid_error, message_text, reason_error};
 use super::compile::{CompiledRule, Validator};
 use super::path::Path;
 use super::ratchet::{Correlation, Memo, Warnings};
@@ -12,13 +13,9 @@ use crate::cel::cost::{PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET};
 use crate::cel::eval::CostTracker;
 use crate::cel::eval::json::from_json;
 use crate::cel::value::{EvalError, Value as CelValue};
-use crate::error::{ErrorType, FieldError};
-use crate::gofmt::field_value;
+use crate::error::FieldError;
 use crate::schema::validate::ratchet::ListIndex;
 use crate::schema::{Additional, Schema};
-
-/// kube's `celconfig.MaxEvaluatedMessageExpressionSizeBytes`.
-const MAX_MESSAGE_BYTES: usize = 5 * 1024;
 
 /// What the rules found: errors, and the failures ratcheting turned into warnings.
 #[derive(Debug, Default)]
@@ -356,59 +353,5 @@ fn old_self_binding<'a>(rule: &CompiledRule, old: Option<&CelValue<'a>>) -> CelV
         (true, None) => CelValue::Optional(None),
         (false, Some(o)) => o.clone(),
         (false, None) => CelValue::Null,
-    }
-}
-
-/// The evaluated message, or `None` when kube falls back to `message`.
-fn message_text(result: Result<CelValue<'_>, EvalError>) -> Option<String> {
-    let Ok(CelValue::String(s)) = result else {
-        return None;
-    };
-    let trimmed = s.as_str().trim();
-    if trimmed.is_empty() || trimmed.len() > MAX_MESSAGE_BYTES || trimmed.contains('\n') {
-        return None;
-    }
-    Some(trimmed.to_string())
-}
-
-fn error_string(rule: &CompiledRule) -> &str {
-    if rule.message.is_empty() {
-        &rule.rule
-    } else {
-        &rule.message
-    }
-}
-
-/// `field.Invalid(path, sts.Type, detail)`: the schema type printed as a Go string.
-fn invalid_error(field: &str, schema_type: &str, detail: &str) -> FieldError {
-    FieldError::invalid(field, &Value::String(schema_type.to_string()), detail)
-}
-
-/// kube's `fieldErrorForReason`; objects and lists omit their value.
-fn reason_error(
-    field: &str,
-    value: Option<&Value>,
-    detail: &str,
-    reason: Option<ErrorType>,
-) -> FieldError {
-    match reason {
-        Some(ErrorType::Forbidden) => FieldError::forbidden(field, detail),
-        Some(ErrorType::Required) => FieldError::required(field, detail),
-        Some(ErrorType::Duplicate) => FieldError {
-            reason: ErrorType::Duplicate,
-            field: field.to_string(),
-            detail: match value {
-                Some(v) => format!("Duplicate value: {}", field_value(v)),
-                None => "Duplicate value".to_string(),
-            },
-        },
-        _ => FieldError {
-            reason: ErrorType::Invalid,
-            field: field.to_string(),
-            detail: match value {
-                Some(v) => format!("Invalid value: {}: {detail}", field_value(v)),
-                None => format!("Invalid value: {detail}"),
-            },
-        },
     }
 }

@@ -3,6 +3,7 @@
 //! mirroring the schema, and run after schema validation on every write, as
 //! apiextensions-apiserver's `schema/cel` package and the CRD strategy run them.
 
+mod causes;
 mod compile;
 pub mod definition;
 mod evaluate;
