@@ -8,6 +8,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
 
 mod common;
+#[path = "common/recorded.rs"]
+mod recorded;
 
 use std::path::PathBuf;
 
@@ -223,91 +225,6 @@ async fn send(c: &reqwest::Client, server: &Server, step: &Value) -> (u16, Value
     (code, resp.json().await.unwrap_or(Value::Null))
 }
 
-/// An object keeps only `metadata.name`, as recorded; a Status is kept whole.
-fn strip(body: Value) -> Value {
-    match body {
-        Value::Object(mut map) if map.get("kind") != Some(&json!("Status")) => {
-            let name = map["metadata"]["name"].clone();
-            map.insert("metadata".into(), json!({"name": name}));
-            Value::Object(map)
-        }
-        other => other,
-    }
-}
-
-fn cause_texts(status: &Value) -> Vec<String> {
-    let causes = status["details"]["causes"].as_array().cloned();
-    let render = |c: &Value| {
-        let field = c["field"].as_str().unwrap_or("<nil>");
-        format!(
-            "{}|{field}: {}",
-            c["reason"],
-            c["message"].as_str().unwrap_or("")
-        )
-    };
-    causes.unwrap_or_default().iter().map(render).collect()
-}
-
-/// Differences between our answer and the reference's. Causes from different properties
-/// come in Go map order there, so causes compare as multisets and an aggregated message
-/// must list our own causes, in our order, after the reference's prefix.
-fn differences(expected: &Value, code: u16, actual: &Value) -> Vec<String> {
-    let want = &expected["response"];
-    if expected["code"] != json!(code) {
-        let got: String = strip(actual.clone())
-            .to_string()
-            .chars()
-            .take(400)
-            .collect();
-        return vec![format!(
-            "code {code}, want {}: got {got}; want message {}",
-            expected["code"], want["message"]
-        )];
-    }
-    let mut diffs = Vec::new();
-    if want["kind"] != json!("Status") {
-        let got = strip(actual.clone());
-        if got != *want {
-            diffs.push(format!("body {got}, want {want}"));
-        }
-        return diffs;
-    }
-    for key in ["status", "reason", "code"] {
-        if want[key] != actual[key] {
-            diffs.push(format!("{key} {}, want {}", actual[key], want[key]));
-        }
-    }
-    for key in ["name", "group", "kind"] {
-        if want["details"][key] != actual["details"][key] {
-            diffs.push(format!(
-                "details.{key} {}, want {}",
-                actual["details"][key], want["details"][key]
-            ));
-        }
-    }
-    let (mut ours, mut theirs) = (cause_texts(actual), cause_texts(want));
-    let message = want["message"].as_str().unwrap_or_default();
-    let expected_message = match message.split_once(" is invalid: [") {
-        Some((prefix, _)) if ours.len() > 1 => {
-            let parts: Vec<&str> = ours.iter().map(|c| c.split_once('|').unwrap().1).collect();
-            format!("{prefix} is invalid: [{}]", parts.join(", "))
-        }
-        _ => message.to_string(),
-    };
-    if actual["message"] != json!(expected_message) {
-        diffs.push(format!(
-            "message {}, want {expected_message:?}",
-            actual["message"]
-        ));
-    }
-    ours.sort();
-    theirs.sort();
-    if ours != theirs {
-        diffs.push(format!("causes {ours:#?}, want {theirs:#?}"));
-    }
-    diffs
-}
-
 /// A dev server on a copy of one fixture file.
 fn serve(crds: &str) -> (Server, PathBuf) {
     let dir = tempfile::tempdir().unwrap().keep();
@@ -343,7 +260,7 @@ async fn replay(file: &str, case: Option<&str>) -> (usize, Vec<String>) {
         }
         requests += 1;
         let (code, body) = send(&server.client(), &server, step).await;
-        for d in differences(step, code, &body) {
+        for d in recorded::differences(step, code, &body, None) {
             diffs.push(format!(
                 "[{} step {i}] {} {}: {d}",
                 step["case"], step["method"], step["path"]

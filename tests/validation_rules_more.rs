@@ -8,6 +8,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
 
 mod common;
+#[path = "common/recorded.rs"]
+mod recorded;
 
 use std::path::PathBuf;
 
@@ -82,121 +84,6 @@ async fn send(server: &Server, step: &Value) -> Answer {
     }
 }
 
-/// An object keeps only `metadata.name`, as recorded; a Status is kept whole.
-fn strip(body: Value) -> Value {
-    match body {
-        Value::Object(mut map) if map.get("kind") != Some(&json!("Status")) => {
-            let name = map["metadata"]["name"].clone();
-            map.insert("metadata".into(), json!({"name": name}));
-            Value::Object(map)
-        }
-        other => other,
-    }
-}
-
-fn cause_texts(status: &Value) -> Vec<(String, String)> {
-    let causes = status["details"]["causes"].as_array().cloned();
-    let render = |c: &Value| {
-        let field = c["field"].as_str().unwrap_or("<nil>");
-        let text = format!("{field}: {}", c["message"].as_str().unwrap_or(""));
-        (c["reason"].to_string(), text)
-    };
-    causes.unwrap_or_default().iter().map(render).collect()
-}
-
-/// kube's `ToAggregate`: causes printed once each (first occurrence), in brackets when
-/// more than one remains.
-fn aggregate(causes: &[(String, String)]) -> String {
-    let mut seen: Vec<&str> = Vec::new();
-    for (_, text) in causes {
-        if !seen.contains(&text.as_str()) {
-            seen.push(text);
-        }
-    }
-    match seen.as_slice() {
-        [one] => one.to_string(),
-        many => format!("[{}]", many.join(", ")),
-    }
-}
-
-fn sorted<T: Ord>(mut items: Vec<T>) -> Vec<T> {
-    items.sort();
-    items
-}
-
-/// Differences between our answer and the reference's. Causes of different properties
-/// and warnings come in Go map order there: both compare as multisets, and the message
-/// must aggregate our own causes after the reference's prefix.
-fn differences(expected: &Value, ours: &Answer) -> Vec<String> {
-    let want = &expected["response"];
-    let mut diffs = Vec::new();
-    let want_warnings: Vec<String> =
-        serde_json::from_value(expected["warnings"].clone()).unwrap_or_default();
-    if sorted(ours.warnings.clone()) != sorted(want_warnings.clone()) {
-        diffs.push(format!(
-            "warnings {:#?}, want {want_warnings:#?}",
-            ours.warnings
-        ));
-    }
-    if expected["code"] != json!(ours.code) {
-        let got: String = strip(ours.body.clone())
-            .to_string()
-            .chars()
-            .take(600)
-            .collect();
-        diffs.push(format!(
-            "code {}, want {}: got {got}; want message {}",
-            ours.code, expected["code"], want["message"]
-        ));
-        return diffs;
-    }
-    let actual = &ours.body;
-    if want["kind"] != json!("Status") {
-        let got = strip(actual.clone());
-        if got != *want {
-            diffs.push(format!("body {got}, want {want}"));
-        }
-        return diffs;
-    }
-    for key in ["status", "reason", "code"] {
-        if want[key] != actual[key] {
-            diffs.push(format!("{key} {}, want {}", actual[key], want[key]));
-        }
-    }
-    for key in ["name", "group", "kind"] {
-        if want["details"][key] != actual["details"][key] {
-            diffs.push(format!(
-                "details.{key} {}, want {}",
-                actual["details"][key], want["details"][key]
-            ));
-        }
-    }
-    let (our_causes, their_causes) = (cause_texts(actual), cause_texts(want));
-    let message = want["message"].as_str().unwrap_or_default();
-    let Some((prefix, _)) = message.split_once(" is invalid: ") else {
-        if actual["message"] != want["message"] {
-            diffs.push(format!("message {}, want {message:?}", actual["message"]));
-        }
-        return diffs;
-    };
-    // The recording itself: kube's message aggregates its causes.
-    assert_eq!(
-        message,
-        format!("{prefix} is invalid: {}", aggregate(&their_causes))
-    );
-    let expected_message = format!("{prefix} is invalid: {}", aggregate(&our_causes));
-    if actual["message"] != json!(expected_message) {
-        diffs.push(format!(
-            "message {}, want {expected_message:?}",
-            actual["message"]
-        ));
-    }
-    if sorted(our_causes.clone()) != sorted(their_causes.clone()) {
-        diffs.push(format!("causes {our_causes:#?}, want {their_causes:#?}"));
-    }
-    diffs
-}
-
 /// Replays the recorded steps of `case`; returns every difference found.
 async fn replay(case: &str) -> Vec<String> {
     let steps: Vec<Value> = std::fs::read_to_string(fixture("more.jsonl"))
@@ -215,7 +102,7 @@ async fn replay(case: &str) -> Vec<String> {
             continue;
         }
         let answer = send(&server, step).await;
-        for d in differences(step, &answer) {
+        for d in recorded::differences(step, answer.code, &answer.body, Some(&answer.warnings)) {
             diffs.push(format!(
                 "[step {i}] {} {}: {d}",
                 step["method"], step["path"]
@@ -251,9 +138,9 @@ case_tests! {
 #[test]
 fn aggregate_prints_repeated_causes_once() {
     let cause = |t: &str| ("\"FieldValueInvalid\"".to_string(), t.to_string());
-    assert_eq!(aggregate(&[cause("a: x"), cause("a: x")]), "a: x");
+    assert_eq!(recorded::aggregate(&[cause("a: x"), cause("a: x")]), "a: x");
     assert_eq!(
-        aggregate(&[cause("a: x"), cause("b: y"), cause("a: x")]),
+        recorded::aggregate(&[cause("a: x"), cause("b: y"), cause("a: x")]),
         "[a: x, b: y]"
     );
 }
