@@ -40,14 +40,14 @@ pub fn coerce_body(
             kind = ctx.resource.kind,
             version = ctx.version().name,
         ))),
-        FieldValidation::Warn => Ok(warnings(problems)),
+        FieldValidation::Warn => Ok(strict_warnings(problems)),
         _ => Ok(Vec::new()),
     }
 }
 
 /// Strict-decoding problems as warnings: a YAML decoder's multi-line report becomes one
 /// warning per line, as k8s.io/apiserver's parseYAMLWarnings splits it.
-fn warnings(problems: Vec<String>) -> Vec<String> {
+pub fn strict_warnings(problems: Vec<String>) -> Vec<String> {
     const YAML_PREFIX: &str = "yaml: unmarshal errors:\n";
     problems
         .into_iter()
@@ -83,9 +83,16 @@ pub fn coerce_patched(
                 )],
             })
         }
-        (FieldValidation::Warn, _) => Ok(warnings(problems)),
+        (FieldValidation::Warn, _) => Ok(strict_warnings(problems)),
         _ => Ok(Vec::new()),
     }
+}
+
+/// An applied object is only defaulted, as kube's field manager defaults it: the typed
+/// merge has refused unknown fields, and nulls stay for validation to judge (no decoding
+/// prunes them, unlike a create's or a patch's body).
+pub fn default_applied(ctx: &Target, object: &mut Value) {
+    default::default(object, &ctx.version().structural);
 }
 
 /// Prunes and reports what the schema does not know, as `unknown field "<path>"`

@@ -15,10 +15,11 @@ use crate::handlers::write::{check_name, check_namespace, check_type_meta, inval
 use crate::handlers::{AppState, Call, Reply, admit};
 use crate::meta::lifecycle;
 use crate::meta::object as obj;
-use crate::request::body::decode_object;
+use crate::request::body::decode_value;
 use crate::request::info::Subresource;
 use crate::request::negotiate::BodyFormat;
-use crate::request::options::WriteOptions;
+use crate::request::options::{FieldValidation, WriteOptions};
+use crate::request::strict;
 
 /// One apply request: its patch, manager and `force`.
 pub struct Apply<'a> {
@@ -26,6 +27,26 @@ pub struct Apply<'a> {
     pub options: &'a WriteOptions,
     pub force: bool,
     pub scope: Scope,
+    /// The patch's duplicate keys (go-yaml's strict decoding), when fieldValidation wants them.
+    pub duplicates: Vec<String>,
+}
+
+/// kube's `yaml.Unmarshal` of the patch into a map: an empty or `null` document is an
+/// empty object; any other non-object is Go's unmarshal error.
+fn decode_patch(body: &[u8]) -> Result<Value, ApiError> {
+    let not_a_map = |what: &str| {
+        ApiError::BadRequest(format!(
+            "error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {what} into Go value of type map[string]interface {{}}"
+        ))
+    };
+    match decode_value(body, BodyFormat::Yaml)? {
+        Value::Null => Ok(Value::Object(Default::default())),
+        object @ Value::Object(_) => Ok(object),
+        Value::Array(_) => Err(not_a_map("array")),
+        Value::Number(_) => Err(not_a_map("number")),
+        Value::String(_) => Err(not_a_map("string")),
+        Value::Bool(_) => Err(not_a_map("bool")),
+    }
 }
 
 pub async fn apply(
@@ -35,16 +56,21 @@ pub async fn apply(
     options: &WriteOptions,
     force: bool,
 ) -> Result<Reply, ApiError> {
-    let patch = decode_object(&call.body, BodyFormat::Yaml)?;
+    let patch = decode_patch(&call.body)?;
     let scope = match call.info.subresource {
         Subresource::Status => Scope::Status,
         _ => Scope::Main,
+    };
+    let duplicates = match options.field_validation {
+        FieldValidation::Ignore => Vec::new(),
+        _ => strict::duplicate_fields(&call.body, true),
     };
     let request = Apply {
         patch,
         options,
         force,
         scope,
+        duplicates,
     };
     let mut warnings = Vec::new();
     let written = guaranteed_update(state, ctx, &ctx.name, options.dry_run, |current| {
@@ -85,16 +111,21 @@ fn merged(
             jiff::Timestamp::now(),
         )
         .map_err(ApiError::FieldManager)?;
+    // After the merge, as kube's applyPatcher checks: conflicts are answered first.
+    if let Some(found) = request.duplicates.first() {
+        match request.options.field_validation {
+            FieldValidation::Strict => {
+                return Err(ApiError::BadRequest(format!(
+                    "error strict decoding YAML: error converting YAML to JSON: {found}"
+                )));
+            }
+            _ => warnings.extend(admit::strict_warnings(request.duplicates.clone())),
+        }
+    }
     check_type_meta(ctx, &new)?;
     check_name(ctx, &new)?;
     check_namespace(ctx, &new)?;
-    let field_validation = request.options.field_validation;
-    warnings.extend(admit::coerce_patched(
-        &mut new,
-        ctx,
-        Vec::new(),
-        field_validation,
-    )?);
+    admit::default_applied(ctx, &mut new);
     Ok(new)
 }
 
@@ -152,6 +183,8 @@ async fn create(
     warnings: &mut Vec<String>,
 ) -> Result<Reply, ApiError> {
     let mut object = merged(ctx, request, None, warnings)?;
+    // The store ignores a resourceVersion on objects an update creates.
+    obj::set_meta(&mut object, "resourceVersion", None);
     let meta_errors = lifecycle::prepare_create(&mut object, &write_target(ctx)).err();
     let causes = admit::validate(
         ctx,

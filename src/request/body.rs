@@ -19,17 +19,22 @@ const YAML_MAX_EVENTS: usize = 2 * MAX_BODY_BYTES + 1_000_000;
 
 /// Decodes an object body (create, update) in JSON or YAML.
 pub fn decode_object(body: &[u8], format: BodyFormat) -> Result<Value, ApiError> {
+    match decode_value(body, format)? {
+        value @ Value::Object(_) => Ok(value),
+        _ => Err(ApiError::BadRequest(
+            "the body of the request must be a JSON or YAML object".into(),
+        )),
+    }
+}
+
+/// Decodes any JSON or YAML value, within the nesting limit.
+pub fn decode_value(body: &[u8], format: BodyFormat) -> Result<Value, ApiError> {
     let value = match format {
         BodyFormat::Yaml => decode_yaml(body)?,
         _ => decode_json(body)?,
     };
     check_depth(&value, 0)?;
-    match value {
-        Value::Object(_) => Ok(value),
-        _ => Err(ApiError::BadRequest(
-            "the body of the request must be a JSON or YAML object".into(),
-        )),
-    }
+    Ok(value)
 }
 
 /// Decodes JSON; the error text is serde's (`line 1 column 5`), like Go's decoder position.
