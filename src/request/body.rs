@@ -4,6 +4,7 @@ use serde_json::Value;
 
 use crate::error::ApiError;
 use crate::request::negotiate::BodyFormat;
+use crate::request::yamlerr;
 
 /// kube-apiserver's request body limit (3 MiB).
 pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
@@ -45,18 +46,23 @@ pub fn decode_json(body: &[u8]) -> Result<Value, ApiError> {
 }
 
 fn decode_yaml(body: &[u8]) -> Result<Value, ApiError> {
-    let text = std::str::from_utf8(body)
-        .map_err(|_| ApiError::BadRequest("error decoding YAML: body is not UTF-8".into()))?;
     // kube's YAML decoding keeps the last of duplicate keys; fieldValidation reports them.
-    let options = serde_saphyr::options! {
-        duplicate_keys: serde_saphyr::options::DuplicateKeyPolicy::LastWins,
-        budget: serde_saphyr::budget! {
-            max_events: YAML_MAX_EVENTS,
-            max_nodes: YAML_MAX_EVENTS,
-        },
+    let parse = |text: &str| {
+        let options = serde_saphyr::options! {
+            duplicate_keys: serde_saphyr::options::DuplicateKeyPolicy::LastWins,
+            budget: serde_saphyr::budget! {
+                max_events: YAML_MAX_EVENTS,
+                max_nodes: YAML_MAX_EVENTS,
+            },
+        };
+        serde_saphyr::from_str_with_options::<Value>(text, options)
     };
-    serde_saphyr::from_str_with_options::<Value>(text, options)
-        .map_err(|e| ApiError::BadRequest(format!("error decoding YAML: {e}")))
+    // Apply's wording (patch.go around sigs.k8s.io/yaml.Unmarshal).
+    yamlerr::decode(body, parse).map_err(|e| {
+        ApiError::BadRequest(format!(
+            "error decoding YAML: error converting YAML to JSON: {e}"
+        ))
+    })
 }
 
 /// The nesting limit applied to an object a patch produced: several JSON patch

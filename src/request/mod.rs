@@ -7,3 +7,4 @@ pub mod negotiate;
 pub mod options;
 pub mod query;
 pub mod strict;
+pub mod yamlerr;
