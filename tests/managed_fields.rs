@@ -5,27 +5,16 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
 
 mod common;
+#[path = "common/managed.rs"]
+mod managed;
 
 use common::Server;
+use managed::{CT, apply_patch, merge_patch, send};
 use serde_json::{Value, json};
-
-const CT: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
-
-async fn send(req: reqwest::RequestBuilder) -> (u16, Value) {
-    let resp = req.send().await.expect("request");
-    let code = resp.status().as_u16();
-    (code, resp.json::<Value>().await.unwrap_or(Value::Null))
-}
 
 fn crontab(name: &str) -> Value {
     json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab",
            "metadata": {"name": name}, "spec": {"cronSpec": "* * * * */5", "replicas": 1}})
-}
-
-fn merge(c: &reqwest::Client, url: String, patch: Value) -> reqwest::RequestBuilder {
-    c.patch(url)
-        .header("content-type", "application/merge-patch+json")
-        .body(patch.to_string())
 }
 
 /// The entry of `manager`, without its time (checked to be an RFC 3339 instant).
@@ -79,7 +68,7 @@ async fn writes_by_several_managers_record_kube_entries() {
     );
     let url = server.url(&format!("{CT}/a"));
     // A second manager takes over the field it changes.
-    let (code, o) = send(merge(
+    let (code, o) = send(merge_patch(
         &c,
         format!("{url}?fieldManager=bob"),
         json!({"spec": {"replicas": 2}}),
@@ -96,7 +85,7 @@ async fn writes_by_several_managers_record_kube_entries() {
                "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}}}})
     );
     // Subresource writes name their subresource.
-    let (code, o) = send(merge(
+    let (code, o) = send(merge_patch(
         &c,
         format!("{url}/status?fieldManager=carol"),
         json!({"status": {"replicas": 3}}),
@@ -109,7 +98,7 @@ async fn writes_by_several_managers_record_kube_entries() {
                "fieldsType": "FieldsV1", "subresource": "status",
                "fieldsV1": {"f:status": {".": {}, "f:replicas": {}}}})
     );
-    let (code, scale) = send(merge(
+    let (code, scale) = send(merge_patch(
         &c,
         format!("{url}/scale?fieldManager=dave"),
         json!({"spec": {"replicas": 4}}),
@@ -159,7 +148,7 @@ async fn managed_fields_empty_item_clears_them() {
     assert!(o["metadata"].get("managedFields").is_none(), "{o}");
     assert_eq!(o["spec"]["replicas"], 5);
     // An object without managedFields stays untracked by updates.
-    let (_, o) = send(merge(&c, url, json!({"spec": {"replicas": 6}}))).await;
+    let (_, o) = send(merge_patch(&c, url, json!({"spec": {"replicas": 6}}))).await;
     assert!(o["metadata"].get("managedFields").is_none(), "{o}");
 }
 
@@ -176,7 +165,7 @@ async fn update_entries_past_ten_merge_into_ancient_changes() {
     for i in 1..=11 {
         let url = server.url(&format!("{CT}/a?fieldManager=m{i}"));
         let labels = json!({"metadata": {"labels": {format!("l{i}"): "x"}}});
-        let (code, o) = send(merge(&c, url, labels)).await;
+        let (code, o) = send(merge_patch(&c, url, labels)).await;
         assert_eq!(code, 200, "{o}");
         last = o;
     }
@@ -203,19 +192,13 @@ async fn field_manager_invalid_answers_kube_422() {
     );
     assert_eq!(body["details"]["causes"][0]["reason"], "FieldValueTooLong");
     let url = server.url(&format!("{CT}/a?fieldManager=a%07b"));
-    let (code, body) = send(merge(&c, url, json!({"spec": {}}))).await;
+    let (code, body) = send(merge_patch(&c, url, json!({"spec": {}}))).await;
     assert_eq!(code, 422, "{body}");
     assert_eq!(
         body["details"]["causes"][0]["message"],
         "Invalid value: \"a\\ab\": invalid character U+0007 (at position 1)"
     );
     assert_eq!(body["details"]["kind"], "PatchOptions");
-}
-
-fn apply(c: &reqwest::Client, url: String, body: &str) -> reqwest::RequestBuilder {
-    c.patch(url)
-        .header("content-type", "application/apply-patch+yaml")
-        .body(body.to_string())
 }
 
 const APPLIED: &str = "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: a\nspec:\n  cronSpec: '* * * * */5'\n  replicas: 1\n";
@@ -225,19 +208,24 @@ async fn apply_creates_updates_and_conflicts_as_kube() {
     let server = Server::start();
     let c = server.client();
     let url = server.url(&format!("{CT}/a"));
-    let (code, body) = send(apply(&c, url.clone(), APPLIED)).await;
+    let (code, body) = send(apply_patch(&c, url.clone(), APPLIED)).await;
     assert_eq!(code, 422, "{body}");
     assert_eq!(
         body["message"],
         "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch"
     );
-    let (code, body) = send(merge(&c, format!("{url}?force=true"), json!({}))).await;
+    let (code, body) = send(merge_patch(&c, format!("{url}?force=true"), json!({}))).await;
     assert_eq!(code, 422, "{body}");
     assert_eq!(
         body["message"],
         "PatchOptions.meta.k8s.io \"\" is invalid: force: Forbidden: may not be specified for non-apply patch"
     );
-    let (code, o) = send(apply(&c, format!("{url}?fieldManager=alice"), APPLIED)).await;
+    let (code, o) = send(apply_patch(
+        &c,
+        format!("{url}?fieldManager=alice"),
+        APPLIED,
+    ))
+    .await;
     assert_eq!(code, 201, "{o}");
     assert_eq!(
         entry(&o, "alice"),
@@ -246,7 +234,7 @@ async fn apply_creates_updates_and_conflicts_as_kube() {
                "fieldsV1": {"f:spec": {"f:cronSpec": {}, "f:replicas": {}}}})
     );
     let other = APPLIED.replace("replicas: 1", "replicas: 2");
-    let (code, body) = send(apply(&c, format!("{url}?fieldManager=bob"), &other)).await;
+    let (code, body) = send(apply_patch(&c, format!("{url}?fieldManager=bob"), &other)).await;
     assert_eq!(code, 409, "{body}");
     assert_eq!(body["reason"], "Conflict");
     assert_eq!(
@@ -259,7 +247,7 @@ async fn apply_creates_updates_and_conflicts_as_kube() {
                            "message": "conflict with \"alice\"", "field": ".spec.replicas"}]})
     );
     let forced = format!("{url}?fieldManager=bob&force=true");
-    let (code, o) = send(apply(&c, forced, &other)).await;
+    let (code, o) = send(apply_patch(&c, forced, &other)).await;
     assert_eq!(code, 200, "{o}");
     assert_eq!(o["spec"]["replicas"], 2);
     assert_eq!(
@@ -268,16 +256,21 @@ async fn apply_creates_updates_and_conflicts_as_kube() {
     );
     // A field another applier still applies stays; dropped by its last applier, it goes.
     let dropped = "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: a\nspec:\n  replicas: 2\n";
-    let (code, o) = send(apply(&c, format!("{url}?fieldManager=alice"), dropped)).await;
+    let (code, o) = send(apply_patch(
+        &c,
+        format!("{url}?fieldManager=alice"),
+        dropped,
+    ))
+    .await;
     assert_eq!(code, 200, "{o}");
     assert_eq!(o["spec"]["cronSpec"], "* * * * */5", "{o}");
-    let (code, o) = send(apply(&c, format!("{url}?fieldManager=bob"), dropped)).await;
+    let (code, o) = send(apply_patch(&c, format!("{url}?fieldManager=bob"), dropped)).await;
     assert_eq!(code, 200, "{o}");
     assert!(o["spec"].get("cronSpec").is_none(), "{o}");
     // A dry run answers the merge and stores nothing.
     let seven = dropped.replace("replicas: 2", "replicas: 7");
     let dry = format!("{url}?fieldManager=carol&force=true&dryRun=All");
-    let (code, o) = send(apply(&c, dry, &seven)).await;
+    let (code, o) = send(apply_patch(&c, dry, &seven)).await;
     assert_eq!(code, 200, "{o}");
     assert_eq!(o["spec"]["replicas"], 7);
     let (_, stored) = send(c.get(url)).await;

@@ -9,7 +9,8 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 };
 
 use crate::fieldmanager::manager::{
-    CrdVersions, ResetFields, main_reset_fields, status_reset_fields,
+    CrdVersions, ResetFields, ResourcePathMappings, main_reset_fields, replicas_path_mappings,
+    status_reset_fields,
 };
 use crate::table::{PrinterColumn, TableConvertor, TableError};
 
@@ -62,6 +63,9 @@ pub struct ServedResource {
     pub field_types: CrdVersions,
     /// What `/status` writes may not own, per version with the status subresource.
     pub status_reset: ResetFields,
+    /// Per `group/version` of every version (served or not), the spec replicas path,
+    /// `None` without the scale subresource: how `/scale` writes move managedFields.
+    pub replicas_paths: ResourcePathMappings,
 }
 
 impl ServedResource {
@@ -187,9 +191,15 @@ fn served_resource(crd: &CustomResourceDefinition) -> Result<ServedResource, Cat
         .map(gv)
         .collect();
     let status_reset = status_reset_fields(with_status.iter().map(String::as_str));
+    let replicas_paths = replicas_path_mappings(spec.versions.iter().map(|v| {
+        let scale = v.subresources.as_ref().and_then(|s| s.scale.as_ref());
+        let path = scale.map(|s| s.spec_replicas_path.as_str());
+        (format!("{}/{}", spec.group, v.name), path)
+    }));
     Ok(ServedResource {
         field_types,
         status_reset,
+        replicas_paths,
         crd_name: crd.metadata.name.clone().unwrap_or_default(),
         group: spec.group.clone(),
         plural: names.plural.clone(),

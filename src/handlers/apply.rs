@@ -33,7 +33,7 @@ pub struct Apply<'a> {
 
 /// kube's `yaml.Unmarshal` of the patch into a map: an empty or `null` document is an
 /// empty object; any other non-object is Go's unmarshal error.
-fn decode_patch(body: &[u8]) -> Result<Value, ApiError> {
+pub(crate) fn decode_patch(body: &[u8]) -> Result<Value, ApiError> {
     let not_a_map = |what: &str| {
         ApiError::BadRequest(format!(
             "error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {what} into Go value of type map[string]interface {{}}"
@@ -100,8 +100,7 @@ fn merged(
     warnings: &mut Vec<String>,
 ) -> Result<Value, ApiError> {
     let api_version = ctx.api_version();
-    let none = Default::default();
-    let fm = field_manager(ctx, request.scope, &api_version, &none);
+    let fm = field_manager(ctx, request.scope, &api_version);
     let mut new = fm
         .apply(
             live,

@@ -4,17 +4,17 @@
 use serde_json::Value;
 
 use crate::fieldmanager::managed::manager_or_user_agent;
-use crate::fieldmanager::manager::{FieldManager, ResetFields};
+use crate::fieldmanager::manager::FieldManager;
 use crate::handlers::Call;
 use crate::handlers::context::Target;
 use crate::request::options::WriteOptions;
 
-/// Which endpoint writes: the main resource, `/status` or `/scale`.
+/// Which endpoint writes with the object's field manager: the main resource or
+/// `/status` (`/scale` writes run the Scale's own, see `handlers::scale`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
     Main,
     Status,
-    Scale,
 }
 
 impl Scope {
@@ -22,7 +22,6 @@ impl Scope {
         match self {
             Scope::Main => "",
             Scope::Status => "status",
-            Scope::Scale => "scale",
         }
     }
 }
@@ -35,18 +34,11 @@ pub fn manager_name(call: &Call, options: &WriteOptions) -> String {
     )
 }
 
-/// The field manager of a write to `scope` at `api_version` (the target's);
-/// `none` stands for a scope without reset fields.
-pub fn field_manager<'a>(
-    ctx: &'a Target,
-    scope: Scope,
-    api_version: &'a str,
-    none: &'a ResetFields,
-) -> FieldManager<'a> {
+/// The field manager of a write to `scope` at `api_version` (the target's).
+pub fn field_manager<'a>(ctx: &'a Target, scope: Scope, api_version: &'a str) -> FieldManager<'a> {
     let reset_fields = match scope {
         Scope::Main => &ctx.version().main_reset,
         Scope::Status => &ctx.resource.status_reset,
-        Scope::Scale => none,
     };
     FieldManager {
         converter: &ctx.resource.field_types,
@@ -68,8 +60,7 @@ pub fn record_update(
     manager: &str,
 ) {
     let api_version = ctx.api_version();
-    let none = ResetFields::new();
-    let fm = field_manager(ctx, scope, &api_version, &none);
+    let fm = field_manager(ctx, scope, &api_version);
     if let Err(e) = fm.update(live, new, manager, jiff::Timestamp::now()) {
         tracing::warn!(error = %e, "managedFields not recorded: the object is stored without them");
     }

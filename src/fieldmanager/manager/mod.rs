@@ -10,6 +10,7 @@
 //! - `apply`: [`FieldManager::apply`] (server-side apply).
 //! - `lastapplied`: the `kubectl.kubernetes.io/last-applied-configuration` handling
 //!   (`lastAppliedManager`, `lastAppliedUpdater`).
+//! - `scale`: [`ScaleHandler`] (upstream's `managedfields.ScaleHandler`): `/scale` managedFields.
 //!
 //! Kube's chain (`NewDefaultFieldManager`), outermost first: versionCheck, lastAppliedUpdater,
 //! lastAppliedManager, skipNonApplied, capManagers, buildManagerInfo, managedFieldsUpdater,
@@ -20,6 +21,7 @@
 mod apply;
 mod error;
 mod lastapplied;
+mod scale;
 mod update;
 mod versions;
 
@@ -34,6 +36,7 @@ use super::typed::TypeRef;
 
 pub use error::{Error, gvk_string, object_gvknn};
 pub use lastapplied::{LAST_APPLIED_CONFIG_ANNOTATION, build_last_applied, set_last_applied};
+pub use scale::{ResourcePathMappings, ScaleHandler, replicas_path, replicas_path_mappings};
 pub use versions::{CrdVersions, ResetFields, main_reset_fields, status_reset_fields};
 
 /// The manager recorded for what an object held before its first apply.

@@ -20,10 +20,11 @@ impl Updater<'_> {
         live: &Value,
         config: &Value,
         version: &str,
-        mut managers: ManagedFields,
+        managers: ManagedFields,
         manager: &str,
         force: bool,
     ) -> Result<(Option<Value>, ManagedFields), Error> {
+        let mut managers = self.reconcile_with_schema_changes(live, version, managers)?;
         let ty = self.type_at(version)?;
         let merged = typed::merge(ty, live, config)
             .map_err(|e| Error::Failed(format!("failed to merge config: {e}")))?;

@@ -4,7 +4,8 @@
 //! # Layout
 //!
 //! - `conflict`: [`Conflict`], [`Conflicts`] with upstream's texts.
-//! - `update`: [`Updater::update`] and the ownership step both operations share.
+//! - `update`: [`Updater::update`] and the steps both operations share: every manager's
+//!   set reconciled with schema changes (nodes made atomic), then ownership.
 //! - `apply`: [`Updater::apply`] and the pruning of fields a manager stopped applying.
 //!
 //! Objects are held at an API version; the [`Converter`] gives each version's type and

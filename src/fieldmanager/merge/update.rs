@@ -1,5 +1,6 @@
-//! `Updater.Update` and the ownership step it shares with apply: fields that change leave
-//! the managers that owned them (a conflict unless forced), removed fields leave everyone.
+//! `Updater.Update` and the steps it shares with apply: managers' sets reconciled with
+//! schema changes first, then ownership: fields that change leave the managers that
+//! owned them (a conflict unless forced), removed fields leave everyone.
 
 use std::collections::BTreeMap;
 
@@ -7,7 +8,7 @@ use serde_json::Value;
 
 use super::{Conflicts, Error, Updater};
 use crate::fieldmanager::fieldpath::{ManagedFields, VersionedSet};
-use crate::fieldmanager::typed::{self, Comparison};
+use crate::fieldmanager::typed::{self, Comparison, TypeRef};
 
 impl Updater<'_> {
     /// Ownership after `manager` replaced `live` with `new` at `version` (create, update,
@@ -18,9 +19,10 @@ impl Updater<'_> {
         live: &Value,
         new: &Value,
         version: &str,
-        mut managers: ManagedFields,
+        managers: ManagedFields,
         manager: &str,
     ) -> Result<ManagedFields, Error> {
+        let mut managers = self.reconcile_with_schema_changes(live, version, managers)?;
         let compare = self.take_ownership(live, new, version, &mut managers, manager, true)?;
         let own = managers
             .get(manager)
@@ -37,6 +39,47 @@ impl Updater<'_> {
             managers.insert(manager, VersionedSet::new(set, version, false));
         }
         Ok(managers)
+    }
+
+    /// `reconcileManagedFieldsWithSchemaChanges`: each manager's set reconciled with its
+    /// version's current type (lists, maps and structs that became atomic are owned as
+    /// one node). Managers at versions the converter does not know are left out (they
+    /// would be dropped later anyway); a set that needs no change is kept as it is.
+    pub(super) fn reconcile_with_schema_changes(
+        &self,
+        live: &Value,
+        version: &str,
+        managers: ManagedFields,
+    ) -> Result<ManagedFields, Error> {
+        // Each version's type once; upstream converts the live object per manager and
+        // only uses the conversion's type (and its error).
+        let mut types: BTreeMap<String, Option<&TypeRef>> = BTreeMap::new();
+        let mut out = ManagedFields::new();
+        for (name, mut entry) in managers.0 {
+            let ty = match types.get(&entry.api_version) {
+                Some(ty) => *ty,
+                None => {
+                    let at = self
+                        .at(live, version, &entry.api_version)
+                        .map_err(Error::Failed)?;
+                    let ty = at.map(|at| at.ty);
+                    types.insert(entry.api_version.clone(), ty);
+                    ty
+                }
+            };
+            let Some(ty) = ty else {
+                continue;
+            };
+            let reconciled =
+                typed::reconcile_field_set_with_schema(&entry.set, ty).map_err(|e| {
+                    Error::Failed(format!("errors reconciling field set with schema: {e}"))
+                })?;
+            if let Some(set) = reconciled {
+                entry.set = set;
+            }
+            out.insert(name, entry);
+        }
+        Ok(out)
     }
 
     /// Upstream's `update`: compares `old` with `new` in each manager's version; what

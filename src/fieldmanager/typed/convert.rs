@@ -166,7 +166,7 @@ fn field(atom: Atom) -> Field {
 /// `io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta` as kube's generated OpenAPI defines
 /// it: string maps for labels and annotations, finalizers a set, ownerReferences a
 /// list-map keyed by `uid` of atomic items, managedFields atomic.
-fn object_meta() -> Atom {
+pub(super) fn object_meta() -> Atom {
     let string_map = || Atom {
         map: Some(Box::new(Map {
             atomic: false,

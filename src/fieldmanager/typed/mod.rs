@@ -10,6 +10,7 @@
 //! - `validate`: [`validate`]; `tofieldset`: [`to_field_set`].
 //! - `compare`: [`compare`] into a [`Comparison`]; `merge`: [`merge`].
 //! - `remove`: [`remove_items`], [`extract_items`], [`ensure_named_fields_are_members`].
+//! - `reconcile`: [`reconcile_field_set_with_schema`] after a schema change.
 //!
 //! Values are `serde_json::Value`; an absent value is `None`, distinct from `null`.
 
@@ -19,7 +20,9 @@ mod convert;
 mod element;
 mod errors;
 mod merge;
+mod reconcile;
 mod remove;
+mod scale;
 mod tofieldset;
 mod validate;
 
@@ -28,7 +31,9 @@ pub use compare::{Comparison, compare};
 pub use convert::{resource_type, schema_type};
 pub use errors::{ValidationError, ValidationErrors};
 pub use merge::merge;
+pub use reconcile::reconcile_field_set_with_schema;
 pub use remove::{ensure_named_fields_are_members, extract_items, remove_items};
+pub use scale::{SCALE_API_VERSION, SCALE_KIND, ScaleConverter, scale_type};
 pub use tofieldset::to_field_set;
 pub use validate::validate;
 

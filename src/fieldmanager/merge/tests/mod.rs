@@ -221,3 +221,4 @@ fn run_file(text: &str) -> usize {
 }
 
 mod crd;
+mod schema_change;

@@ -274,4 +274,5 @@ fn json_prefix(text: &str) -> (Value, &str) {
     (v, &text[used..])
 }
 
+mod reconcile;
 mod resource;

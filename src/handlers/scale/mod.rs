@@ -1,0 +1,81 @@
+//! The scale subresource: an `autoscaling/v1` Scale read from and written to the paths the
+//! CRD names (specReplicasPath, statusReplicasPath, labelSelectorPath), with writes
+//! field-managed on the Scale and moved onto the object as kube's ScaleHandler does.
+//!
+//! # Layout
+//!
+//! - `view`: the Scale of an object, and a request's Scale as the typed decoder sees it.
+//! - `write`: update, JSON / merge patch and apply through the Scale's field manager.
+
+mod view;
+mod write;
+
+use std::sync::Arc;
+
+use crate::crd::catalog::ScalePaths;
+use crate::error::ApiError;
+use crate::handlers::change::{Change, decode_patch};
+use crate::handlers::context::Target;
+use crate::handlers::managed::manager_name;
+use crate::handlers::object::read;
+use crate::handlers::{AppState, Call, Reply};
+use crate::request::body::decode_object;
+use crate::request::negotiate::{BodyFormat, Representation, body_format, negotiate, patch_format};
+use crate::request::options::WriteOptions;
+
+use write::{ScaleWrite, write_scale};
+
+fn paths(ctx: &Target) -> Result<&ScalePaths, ApiError> {
+    ctx.version().scale.as_ref().ok_or(ApiError::PathNotFound)
+}
+
+pub async fn get(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
+    let representation = negotiate(
+        call.header("accept"),
+        crate::request::negotiate::Target::Object,
+    )?;
+    let paths = paths(ctx)?;
+    let (_, object) = read(state, ctx, &ctx.name).await?;
+    let (scale, found) = view::scale_of(&object, paths);
+    if !found {
+        return Err(ApiError::Internal(format!(
+            "the spec replicas field {} does not exist",
+            crate::gofmt::quote(&paths.spec_replicas)
+        )));
+    }
+    Ok(Reply::ok(scale, json_family(representation)))
+}
+
+fn json_family(r: Representation) -> Representation {
+    match r {
+        Representation::Yaml => Representation::Yaml,
+        _ => Representation::Json,
+    }
+}
+
+pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
+    let options = WriteOptions::from_query(&call.query, "UpdateOptions")?;
+    let body = decode_object(&call.body, body_format(call.header("content-type"))?)?;
+    let scale = view::decode_body(&body)?;
+    let manager = manager_name(call, &options);
+    write_scale(state, ctx, &options, ScaleWrite::Update { scale, manager }).await
+}
+
+pub async fn patch(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
+    let format = patch_format(call.header("content-type"))?;
+    let apply = format == BodyFormat::ApplyPatch;
+    let (options, force) = WriteOptions::for_patch(&call.query, apply)?;
+    let change = if apply {
+        ScaleWrite::Apply {
+            patch: crate::handlers::apply::decode_patch(&call.body)?,
+            manager: options.field_manager.clone(),
+            force,
+        }
+    } else {
+        ScaleWrite::Patch {
+            change: Change::Patch(format, decode_patch(&call.body)?),
+            manager: manager_name(call, &options),
+        }
+    };
+    write_scale(state, ctx, &options, change).await
+}
