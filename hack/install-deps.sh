@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Installs the system packages the build and the tests need on a fresh Debian machine:
-# protoc (etcd-client's build), etcd (the etcd backend's tests and benchmark), kubectl
-# (the kubectl tests). Idempotent: does nothing when everything is present.
+# Installs the system packages the tests need on a fresh Debian machine: etcd (the etcd
+# backend's tests and benchmark), kubectl (the kubectl tests). The build itself needs
+# nothing but the Rust toolchain (etcd-client's protos are compiled by protox, see
+# hack/etcd-client/vendor.sh). Idempotent: does nothing when everything is present.
 set -euo pipefail
 need=()
-command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
 command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
 command -v kubectl >/dev/null 2>&1 || need+=(kubectl)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
