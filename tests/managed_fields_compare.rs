@@ -59,7 +59,9 @@ fn comparable(mut object: Value, diffs: &mut Vec<String>, who: &str) -> Value {
     if let Some(entries) = meta.get_mut("managedFields").and_then(Value::as_array_mut) {
         let order: Vec<_> = entries.iter().map(kube_order).collect();
         if !order.is_sorted() {
-            diffs.push(format!("{who} managedFields not in kube's order: {order:?}"));
+            diffs.push(format!(
+                "{who} managedFields not in kube's order: {order:?}"
+            ));
         }
         for entry in entries.iter_mut() {
             if let Some(time) = entry.get_mut("time") {
@@ -155,7 +157,10 @@ fn json_diff(at: &str, ours: &Value, theirs: &Value, diffs: &mut Vec<String>) {
         (Value::Object(a), Value::Object(b)) => {
             let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
             for k in keys {
-                let (x, y) = (a.get(k).unwrap_or(&Value::Null), b.get(k).unwrap_or(&Value::Null));
+                let (x, y) = (
+                    a.get(k).unwrap_or(&Value::Null),
+                    b.get(k).unwrap_or(&Value::Null),
+                );
                 json_diff(&format!("{at}.{k}"), x, y, diffs);
             }
         }
