@@ -1,16 +1,22 @@
 //! Throughput benchmark: creates/s and GETs/s of a 1 KiB custom object through the full
 //! HTTPS stack, against the raw rate of the store underneath, at concurrency 1, 16, 64 —
-//! all measured in one run on this machine and printed as one table of ratios.
+//! all measured in one run on this machine and printed as one table of ratios. Then the
+//! cost of field management (`fields`): updates without and with managedFields and
+//! server-side applies, with the server's CPU time per write (`cpu`), at concurrency 1, 16.
 //!
-//! Run: `cargo bench --bench throughput` (starts its own etcd and servers; ~2 minutes).
+//! Run: `cargo bench --bench throughput` (starts its own etcd and servers; ~3 minutes).
 //! `BENCH_SECONDS` sets the time per measurement (default 3).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a harness fails loudly
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+#[path = "throughput/cpu.rs"]
+mod cpu;
 #[path = "../tests/common/etcd.rs"]
 mod etcd;
+#[path = "throughput/fields.rs"]
+mod fields;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -22,7 +28,7 @@ use crd_apiserver::storage::embedded::EmbeddedStore;
 use serde_json::json;
 
 const CONCURRENCY: [usize; 3] = [1, 16, 64];
-const CT: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
+pub const CT: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
 
 fn seconds() -> Duration {
     let secs = std::env::var("BENCH_SECONDS")
@@ -33,12 +39,25 @@ fn seconds() -> Duration {
 }
 
 /// A 1 KiB custom object (its JSON is 1024 bytes ± a few).
-fn object(name: &str) -> serde_json::Value {
+pub fn object(name: &str) -> serde_json::Value {
     let mut o = json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab",
         "metadata": {"name": name}, "spec": {"cronSpec": "* * * * */5", "image": ""}});
     let pad = 1024usize.saturating_sub(o.to_string().len());
     o["spec"]["image"] = json!("x".repeat(pad));
     o
+}
+
+/// What `concurrency` tasks did in the configured time.
+pub struct Counts {
+    pub ok: u64,
+    pub failed: u64,
+    pub secs: f64,
+}
+
+impl Counts {
+    pub fn per_sec(&self) -> f64 {
+        self.ok as f64 / self.secs
+    }
 }
 
 /// Runs `op(task, i)` from `concurrency` tasks for the configured time; returns ops/s.
@@ -48,18 +67,38 @@ where
     Fut: Future<Output = ()> + Send,
 {
     let op = Arc::new(op);
-    let done = Arc::new(AtomicU64::new(0));
+    count(concurrency, move |task, i| {
+        let op = op.clone();
+        async move {
+            op(task, i).await;
+            true
+        }
+    })
+    .await
+    .per_sec()
+}
+
+/// Runs `op(task, i)` from `concurrency` tasks for the configured time, counting the
+/// calls that returned true (done) and false (failed).
+pub async fn count<F, Fut>(concurrency: usize, op: F) -> Counts
+where
+    F: Fn(usize, u64) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = bool> + Send,
+{
+    let op = Arc::new(op);
+    let ok = Arc::new(AtomicU64::new(0));
+    let failed = Arc::new(AtomicU64::new(0));
     let deadline = Instant::now() + seconds();
     let start = Instant::now();
     let tasks: Vec<_> = (0..concurrency)
         .map(|task| {
-            let (op, done) = (op.clone(), done.clone());
+            let (op, ok, failed) = (op.clone(), ok.clone(), failed.clone());
             tokio::spawn(async move {
                 let mut i = 0u64;
                 while Instant::now() < deadline {
-                    op(task, i).await;
+                    let counter = if op(task, i).await { &ok } else { &failed };
+                    counter.fetch_add(1, Ordering::Relaxed);
                     i += 1;
-                    done.fetch_add(1, Ordering::Relaxed);
                 }
             })
         })
@@ -67,7 +106,11 @@ where
     for t in tasks {
         t.await.unwrap();
     }
-    done.load(Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64()
+    Counts {
+        ok: ok.load(Ordering::Relaxed),
+        failed: failed.load(Ordering::Relaxed),
+        secs: start.elapsed().as_secs_f64(),
+    }
 }
 
 /// Full-stack creates and GETs through HTTPS against one server.
@@ -203,6 +246,7 @@ fn main() {
                 raw: raw_gets,
             });
         }
+        let mut writes = fields::cells(&server, "etcd").await;
         drop(server);
         let server = common::Server::start();
         let dir = tempfile::tempdir().unwrap();
@@ -225,6 +269,8 @@ fn main() {
                 raw: raw_gets,
             });
         }
+        writes.extend(fields::cells(&server, "embedded").await);
         print(&rows);
+        fields::print(&writes);
     });
 }

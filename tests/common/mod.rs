@@ -132,6 +132,11 @@ impl Server {
         Self::spawn(dir, extra)
     }
 
+    /// The server process's id (benches read its CPU time from /proc).
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().expect("running").id()
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("https://{}{}", self.addr, path)
     }
