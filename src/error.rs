@@ -6,7 +6,13 @@
 
 use serde_json::{Value, json};
 
+use crate::gofmt::quote;
+
 mod field;
+
+/// The body of kube's mux NotFound handler (Go's `http.NotFound`), sent as
+/// `text/plain; charset=utf-8` for [`ApiError::PathNotFound`].
+pub const PAGE_NOT_FOUND: &str = "404 page not found\n";
 
 pub(crate) use field::aggregate;
 pub use field::{ErrorType, FieldError};
@@ -41,22 +47,27 @@ impl std::fmt::Display for GroupResource {
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
     /// The named object does not exist.
-    #[error("{resource} \"{name}\" not found")]
+    #[error("{resource} {} not found", quote(name))]
     NotFound {
         resource: GroupResource,
         name: String,
     },
-    /// The path names no group, version or resource that is served.
+    /// The path names no group, version or resource that is served (or not in this scope):
+    /// kube hands such requests to its mux's NotFound handler, which answers the plain-text
+    /// page [`PAGE_NOT_FOUND`], not a Status.
     #[error("the server could not find the requested resource")]
     PathNotFound,
     /// Create of a name that is taken.
-    #[error("{resource} \"{name}\" already exists")]
+    #[error("{resource} {} already exists", quote(name))]
     AlreadyExists {
         resource: GroupResource,
         name: String,
     },
     /// Optimistic concurrency or precondition failure.
-    #[error("Operation cannot be fulfilled on {resource} \"{name}\": {message}")]
+    #[error(
+        "Operation cannot be fulfilled on {resource} {}: {message}",
+        quote(name)
+    )]
     Conflict {
         resource: GroupResource,
         name: String,
@@ -64,8 +75,9 @@ pub enum ApiError {
     },
     /// The object failed validation (422 with causes).
     #[error(
-        "{} \"{name}\" is invalid: {}",
+        "{} {} is invalid: {}",
         qualified_kind(kind, group),
+        quote(name),
         aggregate(causes)
     )]
     Invalid {
@@ -84,9 +96,23 @@ pub enum ApiError {
     /// `<verb> is not supported on resources of kind "<resource>"`.
     #[error("{0}")]
     MethodNotAllowed(String),
+    /// kube's `NewMethodNotSupported`: a verb the resource (or its subresource) does not
+    /// serve, named by the resource alone, with details `{group, kind: <plural>}`.
+    #[error("{verb} is not supported on resources of kind {}", quote(&resource.to_string()))]
+    MethodNotSupported {
+        resource: GroupResource,
+        verb: String,
+    },
     /// The Accept header asks for nothing we can produce.
     #[error("only the following media types are accepted: {0}")]
     NotAcceptable(String),
+    /// A conversion the Accept header asked for that does not fit the answer (upstream's
+    /// handlers' errNotAcceptable: the message as it is, e.g. PartialObjectMetadata of a list).
+    #[error("{0}")]
+    NotAcceptableConversion(String),
+    /// A plain error kube does not classify: 500 with no reason (`StatusReasonUnknown`).
+    #[error("{0}")]
+    Unknown(String),
     /// A Content-Type we cannot decode (e.g. strategic merge patch).
     #[error("the body of the request was in an unknown format - accepted media types include: {0}")]
     UnsupportedMediaType(String),
@@ -110,6 +136,16 @@ pub enum ApiError {
         resource: Option<GroupResource>,
         name: String,
     },
+    /// NamespaceLifecycle's refusal of a create in a namespace being deleted.
+    #[error(
+        "{resource} {} is forbidden: unable to create new content in namespace {namespace} because it is being terminated",
+        quote(name)
+    )]
+    NamespaceTerminating {
+        resource: GroupResource,
+        name: String,
+        namespace: String,
+    },
     /// The storage backend cannot be reached.
     #[error("{0}")]
     ServiceUnavailable(String),
@@ -132,6 +168,16 @@ pub enum ApiError {
     /// code, reason and texts.
     #[error("{0}")]
     FieldManager(crate::fieldmanager::manager::Error),
+}
+
+/// Details `{group, kind}` of a resource, `group` only when there is one (Go's
+/// `omitempty`: the core group's `namespaces` has none).
+fn grouped(resource: &GroupResource) -> Value {
+    let mut details = json!({"kind": resource.resource});
+    if !resource.group.is_empty() {
+        details["group"] = json!(resource.group);
+    }
+    details
 }
 
 /// Details with `name` only when there is one (Go's `omitempty`).
@@ -173,17 +219,17 @@ impl ApiError {
             ApiError::AlreadyExists { .. } | ApiError::Conflict { .. } => 409,
             ApiError::Invalid { .. } | ApiError::Unprocessable(_) => 422,
             ApiError::BadRequest(_) => 400,
-            ApiError::MethodNotAllowed(_) => 405,
-            ApiError::NotAcceptable(_) => 406,
+            ApiError::MethodNotAllowed(_) | ApiError::MethodNotSupported { .. } => 405,
+            ApiError::NotAcceptable(_) | ApiError::NotAcceptableConversion(_) => 406,
             ApiError::UnsupportedMediaType(_) => 415,
             ApiError::Expired { .. } => 410,
             ApiError::RequestEntityTooLarge(_) => 413,
             ApiError::Unauthorized => 401,
-            ApiError::Forbidden { .. } => 403,
+            ApiError::Forbidden { .. } | ApiError::NamespaceTerminating { .. } => 403,
             ApiError::TooManyRequests { .. } => 429,
             ApiError::ServiceUnavailable(_) => 503,
             ApiError::Timeout(_) | ApiError::TooLargeResourceVersion { .. } => 504,
-            ApiError::Internal(_) => 500,
+            ApiError::Internal(_) | ApiError::Unknown(_) => 500,
             ApiError::FieldManager(e) => e.code(),
         }
     }
@@ -195,17 +241,20 @@ impl ApiError {
             ApiError::Conflict { .. } => "Conflict",
             ApiError::Invalid { .. } | ApiError::Unprocessable(_) => "Invalid",
             ApiError::BadRequest(_) => "BadRequest",
-            ApiError::MethodNotAllowed(_) => "MethodNotAllowed",
-            ApiError::NotAcceptable(_) => "NotAcceptable",
+            ApiError::MethodNotAllowed(_) | ApiError::MethodNotSupported { .. } => {
+                "MethodNotAllowed"
+            }
+            ApiError::NotAcceptable(_) | ApiError::NotAcceptableConversion(_) => "NotAcceptable",
             ApiError::UnsupportedMediaType(_) => "UnsupportedMediaType",
             ApiError::Expired { .. } => "Expired",
             ApiError::RequestEntityTooLarge(_) => "RequestEntityTooLarge",
             ApiError::Unauthorized => "Unauthorized",
-            ApiError::Forbidden { .. } => "Forbidden",
+            ApiError::Forbidden { .. } | ApiError::NamespaceTerminating { .. } => "Forbidden",
             ApiError::TooManyRequests { .. } => "TooManyRequests",
             ApiError::ServiceUnavailable(_) => "ServiceUnavailable",
             ApiError::Timeout(_) | ApiError::TooLargeResourceVersion { .. } => "Timeout",
             ApiError::Internal(_) => "InternalError",
+            ApiError::Unknown(_) => "",
             // kube's StatusReasonUnknown ("", omitted) for plain errors.
             ApiError::FieldManager(e) => e.reason(),
         }
@@ -215,10 +264,19 @@ impl ApiError {
         match self {
             ApiError::NotFound { resource, name }
             | ApiError::AlreadyExists { resource, name }
-            | ApiError::Conflict { resource, name, .. } => Some(named(
+            | ApiError::Conflict { resource, name, .. } => Some(named(name, grouped(resource))),
+            ApiError::NamespaceTerminating {
+                resource,
                 name,
-                json!({"group": resource.group, "kind": resource.resource}),
-            )),
+                namespace,
+            } => {
+                let mut d = named(name, grouped(resource));
+                d["causes"] = json!([{"reason": "NamespaceTerminating",
+                    "message": format!("namespace {namespace} is being terminated"),
+                    "field": "metadata.namespace"}]);
+                Some(d)
+            }
+            ApiError::MethodNotSupported { resource, .. } => Some(grouped(resource)),
             ApiError::TooLargeResourceVersion { .. } => Some(json!({
                 "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
                 "retryAfterSeconds": 1,
@@ -243,15 +301,22 @@ impl ApiError {
                 kind,
                 name,
                 causes,
-            } => Some(named(
-                name,
-                json!({
-                    "group": group, "kind": kind,
-                    "causes": causes.iter().map(|c| json!({
-                        "reason": c.reason.reason(), "message": c.detail, "field": c.field,
-                    })).collect::<Vec<_>>(),
-                }),
-            )),
+            } => {
+                let mut details = named(
+                    name,
+                    json!({
+                        "group": group, "kind": kind,
+                        "causes": causes.iter().map(|c| json!({
+                            "reason": c.reason.reason(), "message": c.detail, "field": c.field,
+                        })).collect::<Vec<_>>(),
+                    }),
+                );
+                // omitempty: a patch that does not decode names no group or kind.
+                if let Some(map) = details.as_object_mut() {
+                    map.retain(|k, v| !(["group", "kind"].contains(&k.as_str()) && v == ""));
+                }
+                Some(details)
+            }
             ApiError::TooManyRequests {
                 retry_after_seconds,
                 ..
@@ -305,36 +370,4 @@ impl ApiError {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn not_found_message_names_group_resource() {
-        let err = ApiError::NotFound {
-            resource: GroupResource::new("stable.example.com", "crontabs"),
-            name: "x".into(),
-        };
-        let s = err.to_status();
-        assert_eq!(s["message"], "crontabs.stable.example.com \"x\" not found");
-        assert_eq!(s["code"], 404);
-        assert_eq!(s["details"]["kind"], "crontabs");
-    }
-
-    #[test]
-    fn invalid_with_many_causes_aggregates_in_brackets() {
-        let err = ApiError::Invalid {
-            group: "stable.example.com".into(),
-            kind: "CronTab".into(),
-            name: "x".into(),
-            causes: vec![
-                FieldError::required("spec.a", ""),
-                FieldError::invalid("spec.b", &json!("v"), "bad"),
-            ],
-        };
-        assert_eq!(
-            err.to_string(),
-            "CronTab.stable.example.com \"x\" is invalid: [spec.a: Required value, spec.b: Invalid value: \"v\": bad]"
-        );
-        assert_eq!(err.to_status()["details"]["causes"][1]["field"], "spec.b");
-    }
-}
+mod tests;

@@ -11,6 +11,8 @@
 //! - [`authn`]: who is asking (front proxy, x509 client certificates, TokenReview).
 //! - [`authz`]: may they (always-allow paths and groups, then SubjectAccessReview).
 //! - [`metrics`]: Prometheus metrics on `/metrics`.
+//! - [`namespaces`]: the host cluster's namespaces, followed for kube's NamespaceLifecycle
+//!   admission (writes into missing or terminating namespaces refused).
 //! - [`handlers`]: one module per verb, discovery, health, status and scale subresources.
 //! - [`meta`]: ObjectMeta rules applied on create, update and delete.
 //! - [`schema`]: the compiled structural schema of each served version: structural
@@ -41,6 +43,7 @@ pub mod gofmt;
 pub mod handlers;
 pub mod meta;
 pub mod metrics;
+pub mod namespaces;
 pub mod request;
 pub mod schema;
 pub mod selector;

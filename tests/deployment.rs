@@ -168,9 +168,19 @@ fn kustomize_renders_rbac_service_and_hardened_deployment() {
         one(&objects, "ServiceAccount")["metadata"]["name"],
         "crd-apiserver"
     );
+    let cluster_roles: BTreeSet<&str> = find(&objects, "ClusterRoleBinding")
+        .iter()
+        .filter_map(|b| b["roleRef"]["name"].as_str())
+        .collect();
     assert_eq!(
-        one(&objects, "ClusterRoleBinding")["roleRef"]["name"],
-        "system:auth-delegator"
+        cluster_roles,
+        BTreeSet::from(["crd-apiserver:namespace-reader", "system:auth-delegator"])
+    );
+    // NamespaceLifecycle follows the cluster's namespaces (get for the live lookup).
+    assert_eq!(
+        one(&objects, "ClusterRole")["rules"],
+        serde_json::json!([{"apiGroups": [""], "resources": ["namespaces"],
+            "verbs": ["get", "list", "watch"]}])
     );
     let reader = one(&objects, "RoleBinding");
     assert_eq!(reader["metadata"]["namespace"], "kube-system");

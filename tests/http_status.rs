@@ -103,20 +103,21 @@ async fn create_kind_mismatch_is_invalid() {
 async fn unknown_paths_and_objects_not_found() {
     let server = Server::start();
     let c = server.client();
+    // What kube's router does not serve gets its mux's plain-text page, not a Status.
     for path in [
         "/apis/nosuch.example.com/v1/foos",
         "/apis/stable.example.com/v9/namespaces/default/crontabs",
         "/apis/stable.example.com/v1/namespaces/default/nosuch",
         "/apis/nosuch.example.com",
     ] {
-        let (code, body) = send(c.get(server.url(path))).await;
-        assert_status(
-            &body,
-            404,
-            "NotFound",
-            "the server could not find the requested resource",
+        let resp = c.get(server.url(path)).send().await.unwrap();
+        assert_eq!(resp.status().as_u16(), 404, "{path}");
+        assert_eq!(
+            resp.headers()["content-type"],
+            "text/plain; charset=utf-8",
+            "{path}"
         );
-        assert_eq!(code, 404, "{path}");
+        assert_eq!(resp.text().await.unwrap(), "404 page not found\n", "{path}");
     }
     let (code, body) = send(c.get(server.url(&format!("{CT}/missing")))).await;
     assert_eq!(code, 404);
@@ -136,19 +137,30 @@ async fn unsupported_verbs_method_not_allowed() {
     // Deleting a subresource is not a verb kube serves.
     let (code, body) = send(c.delete(server.url(&format!("{CT}/a/status")))).await;
     assert_eq!(code, 405, "{body}");
+    // kube names the resource alone, whatever the subresource.
     assert_status(
         &body,
         405,
         "MethodNotAllowed",
-        "delete is not supported on resources of kind \"crontabs.stable.example.com/status\"",
+        "delete is not supported on resources of kind \"crontabs.stable.example.com\"",
+    );
+    assert_eq!(
+        body["details"],
+        json!({"group": "stable.example.com", "kind": "crontabs"})
     );
     // PUT to a collection names no object: kube's 400.
     let (code, body) = send(c.put(server.url(CT)).json(&crontab("a"))).await;
     assert_eq!(code, 400, "{body}");
     assert_status(&body, 400, "BadRequest", "name must be provided");
-    // A subresource the version does not have is not found.
-    let (code, _) = send(c.get(server.url("/apis/example.org/v1/widgets/w/status"))).await;
+    // A subresource the version does not have is the object's NotFound.
+    let (code, body) = send(c.get(server.url("/apis/example.org/v1/widgets/w/status"))).await;
     assert_eq!(code, 404);
+    assert_status(
+        &body,
+        404,
+        "NotFound",
+        "widgets.example.org \"w\" not found",
+    );
 }
 
 #[tokio::test]

@@ -365,9 +365,10 @@ async fn bad_metadata_rejected_and_nothing_stored() {
     typed["metadata"]["name"] = json!(true);
     let (code, body) = send(c.post(server.url(CT)).json(&typed)).await;
     assert_eq!(code, 400, "{body}");
+    // kube decodes metadata into ObjectMeta with Go's json.
     assert_eq!(
         body["message"],
-        "metadata.name: expected a string, got bool"
+        "CronTab in version \"v1\" cannot be handled as a CronTab: json: cannot unmarshal bool into Go struct field ObjectMeta.name of type string"
     );
     let (_, list) = send(c.get(server.url(CT))).await;
     assert_eq!(list["items"], json!([]));

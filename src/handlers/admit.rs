@@ -31,14 +31,50 @@ pub fn coerce_body(
     mut problems: Vec<String>,
     directive: FieldValidation,
 ) -> Result<Vec<String>, ApiError> {
-    problems.extend(unknown_fields(ctx, object, directive));
-    default::default(object, &ctx.version().structural);
+    let schema = &ctx.version().structural;
+    problems.extend(unknown_fields(schema, object, directive));
+    default::default(object, schema);
+    strict_outcome(ctx, &ctx.version().name, problems, directive)
+}
+
+/// A body of this kind naming another version: kube's decoder prunes it with that
+/// version's schema (everything but apiVersion, kind and metadata for a version the
+/// resource does not serve) before the version mismatch is answered, so its unknown
+/// fields come first, as Strict's 400 or Warn's warnings. Nothing for other bodies.
+pub fn coerce_other_version(
+    ctx: &Target,
+    object: &Value,
+    problems: Vec<String>,
+    directive: FieldValidation,
+) -> Result<Vec<String>, ApiError> {
+    let api_version = object["apiVersion"].as_str().unwrap_or_default();
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+    let same_kind = object["kind"].as_str() == Some(ctx.resource.kind.as_str());
+    if group != ctx.resource.group || !same_kind || version == ctx.version().name {
+        return Ok(Vec::new());
+    }
+    let none = crate::schema::Schema::default();
+    let schema = ctx
+        .resource
+        .version(version)
+        .map_or(&none, |v| &v.structural);
+    let mut problems = problems;
+    problems.extend(unknown_fields(schema, &mut object.clone(), directive));
+    strict_outcome(ctx, version, problems, directive)
+}
+
+/// Strict's 400 for any problem, Warn's warnings, or nothing.
+fn strict_outcome(
+    ctx: &Target,
+    version: &str,
+    problems: Vec<String>,
+    directive: FieldValidation,
+) -> Result<Vec<String>, ApiError> {
     match directive {
         FieldValidation::Strict if !problems.is_empty() => Err(ApiError::BadRequest(format!(
             "{kind} in version {version:?} cannot be handled as a {kind}: strict decoding error: {}",
             problems.join(", "),
             kind = ctx.resource.kind,
-            version = ctx.version().name,
         ))),
         FieldValidation::Warn => Ok(strict_warnings(problems)),
         _ => Ok(Vec::new()),
@@ -68,7 +104,7 @@ pub fn coerce_patched(
 ) -> Result<Vec<String>, ApiError> {
     // The patched document as kube prints it: encoded before pruning.
     let patched = matches!(directive, FieldValidation::Strict).then(|| object.to_string());
-    problems.extend(unknown_fields(ctx, object, directive));
+    problems.extend(unknown_fields(&ctx.version().structural, object, directive));
     default::default(object, &ctx.version().structural);
     match (directive, patched) {
         (FieldValidation::Strict, Some(document)) if !problems.is_empty() => {
@@ -97,8 +133,11 @@ pub fn default_applied(ctx: &Target, object: &mut Value) {
 
 /// Prunes and reports what the schema does not know, as `unknown field "<path>"`
 /// (nothing, and no path rendered, when the directive ignores them).
-fn unknown_fields(ctx: &Target, object: &mut Value, directive: FieldValidation) -> Vec<String> {
-    let schema = &ctx.version().structural;
+fn unknown_fields(
+    schema: &crate::schema::Schema,
+    object: &mut Value,
+    directive: FieldValidation,
+) -> Vec<String> {
     if matches!(directive, FieldValidation::Ignore) {
         prune::prune_silently(object, schema);
         return Vec::new();
@@ -121,7 +160,8 @@ pub fn coerce_stored(ctx: &Target, object: &mut Value) {
 /// Everything kube's strategy reports for an object to store: the metadata rules'
 /// `meta_errors` first, then the version's schema validation (ratcheted against `old`),
 /// then its CEL rules unless an earlier error blocks them. Rule failures that
-/// ratcheting forgives are added to `warnings`.
+/// ratcheting forgives are added to `warnings`, and so are, once the object is valid,
+/// the strategy's warnings about added finalizers.
 pub fn validate(
     ctx: &Target,
     new: &Value,
@@ -136,7 +176,11 @@ pub fn validate(
         old,
         version.scale.as_ref(),
     ));
-    evaluate_rules(ctx, new, old, meta_errors, warnings)
+    let errors = evaluate_rules(ctx, new, old, meta_errors, warnings);
+    if errors.is_empty() {
+        warnings.extend(crate::meta::validation::finalizer_warnings(new, old));
+    }
+    errors
 }
 
 /// An update through `/status`: the status is validated (ratcheted), then the scale

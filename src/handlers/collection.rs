@@ -11,10 +11,12 @@ use crate::handlers::object::delete_one;
 use crate::handlers::{AppState, Call, Reply};
 use crate::meta::object as obj;
 use crate::request::continuation;
-use crate::request::negotiate::{Representation, Target as NegotiationTarget, negotiate};
+use crate::request::negotiate::{
+    MetaKind, MetaTarget, Representation, Target as NegotiationTarget, negotiate,
+};
 use crate::request::options::{ListOptions, ResourceVersionMatch};
 use crate::storage::{RangeRequest, Revision, StorageError};
-use crate::table::IncludeObject;
+use crate::table::{Conversion, IncludeObject, ListMeta, TransformError};
 
 /// Fields every custom resource can be selected by; CRDs add their `selectableFields`.
 const SELECTABLE_FIELDS: &[&str] = &["metadata.name", "metadata.namespace"];
@@ -57,6 +59,31 @@ pub struct Page {
     pub items: Vec<Value>,
     pub revision: Revision,
     pub continue_token: String,
+    /// Objects after this page, when kube counts them (a cut page, no selectors).
+    pub remaining_item_count: Option<i64>,
+}
+
+impl Page {
+    pub fn list_meta(&self) -> ListMeta {
+        ListMeta {
+            resource_version: self.revision.to_string(),
+            continue_token: self.continue_token.clone(),
+            remaining_item_count: self.remaining_item_count,
+        }
+    }
+}
+
+/// Keys read per storage round trip when counting what follows a page.
+const COUNT_CHUNK: usize = 500;
+
+/// The page size a list is cut to: `resourceVersion=0` without `continue` is served whole
+/// from kube's watch cache, whatever the limit.
+fn page_limit(options: &ListOptions) -> usize {
+    if options.resource_version == "0" && options.continue_token.is_empty() {
+        0
+    } else {
+        options.limit
+    }
 }
 
 /// Reads the matching objects, one page when `limit` is set.
@@ -67,12 +94,9 @@ pub async fn read_page(
 ) -> Result<Page, ApiError> {
     let prefix = ctx.collection_prefix(state);
     let (mut revision, mut start) = start_point(state, ctx, options).await?;
+    let limit = page_limit(options);
     let mut items = Vec::new();
-    let chunk = if options.limit > 0 {
-        options.limit.max(64)
-    } else {
-        0
-    };
+    let chunk = if limit > 0 { limit.max(64) } else { 0 };
     loop {
         let req = RangeRequest {
             prefix: prefix.clone(),
@@ -92,20 +116,39 @@ pub async fn read_page(
             if selects(options, &object) {
                 items.push(object);
             }
-            let more_after = i + 1 < total || range.more;
-            if options.limit > 0 && items.len() == options.limit {
-                let token = if more_after {
-                    let next = format!("{}\u{0}", crate::watch::relative_key(kv, &prefix));
-                    continuation::encode(revision, &next)
-                } else {
-                    String::new()
-                };
-                return Ok(Page {
-                    items,
-                    revision,
-                    continue_token: token,
-                });
+            if limit == 0 || items.len() < limit {
+                continue;
             }
+            let after = format!("{}\u{0}", crate::watch::relative_key(kv, &prefix));
+            let more_after = i + 1 < total || range.more;
+            if !more_after {
+                return Ok(whole(items, revision));
+            }
+            // etcd counts keys, not matches: kube gives a count only without selectors.
+            let unselected = options.label_selector.is_empty() && options.field_selector.is_empty();
+            let remaining_item_count = if unselected {
+                let beyond = if range.more {
+                    count_from(
+                        state,
+                        ctx,
+                        &prefix,
+                        revision,
+                        &after_last(&range.kvs, &prefix),
+                    )
+                    .await?
+                } else {
+                    0
+                };
+                Some(i64::try_from(total - i - 1).unwrap_or(i64::MAX) + beyond)
+            } else {
+                None
+            };
+            return Ok(Page {
+                items,
+                revision,
+                continue_token: continuation::encode(revision, &after),
+                remaining_item_count,
+            });
         }
         match range.kvs.last() {
             Some(last) if range.more => {
@@ -114,14 +157,55 @@ pub async fn read_page(
                     crate::watch::relative_key(last, &prefix)
                 ))
             }
-            _ => {
-                return Ok(Page {
-                    items,
-                    revision,
-                    continue_token: String::new(),
-                });
-            }
+            _ => return Ok(whole(items, revision)),
         }
+    }
+}
+
+/// The last page: no continue token, nothing remaining.
+fn whole(items: Vec<Value>, revision: Revision) -> Page {
+    Page {
+        items,
+        revision,
+        continue_token: String::new(),
+        remaining_item_count: None,
+    }
+}
+
+/// The relative key just after the last of `kvs`.
+fn after_last(kvs: &[crate::storage::KeyValue], prefix: &str) -> String {
+    kvs.last().map_or_else(String::new, |kv| {
+        format!("{}\u{0}", crate::watch::relative_key(kv, prefix))
+    })
+}
+
+/// How many keys of the collection sort at or after `start` at `revision`.
+async fn count_from(
+    state: &AppState,
+    ctx: &Target,
+    prefix: &str,
+    revision: Revision,
+    start: &str,
+) -> Result<i64, ApiError> {
+    let mut count = 0i64;
+    let mut start = start.to_owned();
+    loop {
+        let req = RangeRequest {
+            prefix: prefix.to_owned(),
+            start_key: Some(format!("{prefix}{start}")),
+            limit: COUNT_CHUNK,
+            revision,
+        };
+        let range = state
+            .store
+            .range(req)
+            .await
+            .map_err(|e| ctx.storage_error("", e))?;
+        count += i64::try_from(range.kvs.len()).unwrap_or(i64::MAX);
+        if !range.more || range.kvs.is_empty() {
+            return Ok(count);
+        }
+        start = after_last(&range.kvs, prefix);
     }
 }
 
@@ -189,26 +273,58 @@ pub async fn list(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Re
     let representation = negotiate(call.header("accept"), NegotiationTarget::Object)?;
     let options = list_options(call, ctx)?;
     let page = read_page(state, ctx, &options).await?;
-    // Custom resource lists always carry `continue`, empty on the last page, as kube's do.
-    let list_meta = json!({
-        "resourceVersion": page.revision.to_string(),
-        "continue": page.continue_token,
-    });
-    let body = match representation {
-        Representation::Table => {
-            let include = include_object(call)?;
-            ctx.version()
-                .table
-                .table(&page.items, list_meta, include, jiff::Timestamp::now())
+    render_list(call, ctx, representation, &page.items, &page.list_meta())
+}
+
+/// The conversion a `meta.k8s.io` target asks for; a Table's `includeObject` is read (and
+/// refused) here, after the request's work is done, as upstream's `optionsForTransform`.
+pub fn conversion(call: &Call, target: MetaTarget) -> Result<Conversion, ApiError> {
+    Ok(match target.kind {
+        MetaKind::Table => Conversion::Table(include_object(call)?),
+        MetaKind::PartialObjectMetadata => Conversion::PartialObjectMetadata,
+        MetaKind::PartialObjectMetadataList => Conversion::PartialObjectMetadataList,
+    })
+}
+
+/// A conversion that does not fit the answer, as kube reports it.
+pub fn transform_error(err: TransformError) -> ApiError {
+    match err {
+        TransformError::ListAsPartialObjectMetadata => {
+            ApiError::NotAcceptableConversion(err.to_string())
         }
+        TransformError::NotAList => ApiError::Unknown(err.to_string()),
+    }
+}
+
+/// A list (or deletecollection's answer) in the negotiated representation.
+fn render_list(
+    call: &Call,
+    ctx: &Target,
+    representation: Representation,
+    items: &[Value],
+    list_meta: &ListMeta,
+) -> Result<Reply, ApiError> {
+    let body = match representation {
+        Representation::Meta(target) => ctx
+            .version()
+            .table
+            .convert_list(
+                items,
+                list_meta,
+                conversion(call, target)?,
+                target.version,
+                jiff::Timestamp::now(),
+            )
+            .map_err(transform_error)?,
         _ => json!({
             "apiVersion": ctx.api_version(),
             "kind": ctx.resource.list_kind,
-            "metadata": list_meta,
-            "items": page.items,
+            // Custom resource lists always carry `continue`, empty on the last page.
+            "metadata": list_meta.unstructured(),
+            "items": items,
         }),
     };
-    Ok(Reply::ok(body, representation).with_warning(ctx.deprecation_warning()))
+    Ok(Reply::ok(body, representation.encoding()).with_warning(ctx.deprecation_warning()))
 }
 
 pub async fn delete_collection(
@@ -228,22 +344,18 @@ pub async fn delete_collection(
         },
     )
     .await?;
-    let mut deleted = Vec::new();
-    for item in page.items {
-        let name = obj::name(&item).to_string();
-        let scoped = Target::for_namespace(ctx, obj::namespace(&item));
-        match delete_one(state, &scoped, &name, &delete_options).await {
-            Ok((object, _)) => deleted.push(object),
+    for item in &page.items {
+        let scoped = Target::for_namespace(ctx, obj::namespace(item));
+        match delete_one(state, &scoped, obj::name(item), &delete_options).await {
             // Deleted by someone else meanwhile: nothing left to do for it.
-            Err(ApiError::NotFound { .. }) => {}
+            Ok(_) | Err(ApiError::NotFound { .. }) => {}
             Err(e) => return Err(e),
         }
     }
-    let body = json!({
-        "apiVersion": ctx.api_version(),
-        "kind": ctx.resource.list_kind,
-        "metadata": {"resourceVersion": page.revision.to_string()},
-        "items": deleted,
-    });
-    Ok(Reply::ok(body, representation).with_warning(ctx.deprecation_warning()))
+    // kube answers the list as it was read, before the deletions.
+    let list_meta = ListMeta {
+        resource_version: page.revision.to_string(),
+        ..ListMeta::default()
+    };
+    render_list(call, ctx, representation, &page.items, &list_meta)
 }

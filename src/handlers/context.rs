@@ -23,8 +23,10 @@ pub struct Target {
 }
 
 impl Target {
-    /// Finds the served resource; unknown groups, versions, resources, subresources and
-    /// scope mismatches are 404 as kube's router answers them.
+    /// Finds the served resource, in the order of kube's crdHandler: what it cannot route
+    /// (unknown group, version or plural, a scope mismatch) goes to the mux's NotFound
+    /// handler ([`ApiError::PathNotFound`]); a subresource the version lacks is the
+    /// object's NotFound.
     pub fn resolve(state: &AppState, info: &RequestInfo) -> Result<Target, ApiError> {
         let resource = state
             .catalog
@@ -36,6 +38,7 @@ impl Target {
             .iter()
             .position(|v| v.name == info.api_version)
             .ok_or(ApiError::PathNotFound)?;
+        let namespace = scope(resource.namespaced, info)?;
         let served = &resource.versions[version];
         let subresource_ok = match info.subresource {
             Subresource::None => true,
@@ -44,21 +47,11 @@ impl Target {
             Subresource::Other(_) => false,
         };
         if !subresource_ok {
-            return Err(ApiError::PathNotFound);
+            return Err(ApiError::NotFound {
+                resource: resource.group_resource(),
+                name: info.name.clone(),
+            });
         }
-        let namespace = match (resource.namespaced, info.namespace.is_empty()) {
-            (true, false) => Some(info.namespace.clone()),
-            (false, true) => None,
-            // A namespaced resource without a namespace: only list and watch exist there.
-            (true, true) => match info.verb {
-                Verb::List | Verb::Watch => None,
-                Verb::Get | Verb::Update | Verb::Patch | Verb::Delete if !info.name.is_empty() => {
-                    return Err(ApiError::PathNotFound);
-                }
-                _ => return Err(not_supported(info)),
-            },
-            (false, false) => return Err(ApiError::PathNotFound),
-        };
         Ok(Target {
             resource,
             version,
@@ -153,6 +146,19 @@ impl Target {
         serde_json::to_vec(&stored).map_err(|e| ApiError::internal("encoding an object", &e))
     }
 
+    /// kube's 409 when an update's UID precondition fails: etcd3's StorageError for the
+    /// object's key, `detail` from [`crate::meta::lifecycle::uid_precondition_failure`].
+    pub fn precondition_failed(&self, state: &AppState, name: &str, detail: &str) -> ApiError {
+        let key = self.key(state, name);
+        ApiError::Conflict {
+            resource: self.group_resource(),
+            name: name.to_string(),
+            message: format!(
+                "StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, AdditionalErrorMsg: {detail}"
+            ),
+        }
+    }
+
     /// Storage errors in kube's words for this resource and name.
     pub fn storage_error(&self, name: &str, err: StorageError) -> ApiError {
         storage_error(&self.group_resource(), name, err)
@@ -187,16 +193,34 @@ pub fn storage_error(resource: &GroupResource, name: &str, err: StorageError) ->
     }
 }
 
-/// kube's 405 for a verb a resource does not support.
-pub fn not_supported(info: &RequestInfo) -> ApiError {
-    let mut resource = GroupResource::new(&info.api_group, &info.resource).to_string();
-    if !info.subresource.is_empty() {
-        resource = format!("{resource}/{}", info.subresource);
+/// The URL's namespace as the resource's scope allows it; a namespaced resource is served
+/// without one only to list and watch across namespaces. Anything else is not routed.
+fn scope(namespaced: bool, info: &RequestInfo) -> Result<Option<String>, ApiError> {
+    match (namespaced, info.namespace.is_empty()) {
+        (true, false) => Ok(Some(info.namespace.clone())),
+        (false, true) => Ok(None),
+        (true, true) if matches!(info.verb, Verb::List | Verb::Watch) => Ok(None),
+        _ => Err(ApiError::PathNotFound),
     }
-    ApiError::MethodNotAllowed(format!(
-        "{} is not supported on resources of kind {resource:?}",
-        info.verb.as_str()
-    ))
+}
+
+/// kube's 405 for a verb the resource or its subresource does not serve; it names the
+/// resource alone, whichever subresource the path named.
+pub fn not_supported(info: &RequestInfo) -> ApiError {
+    ApiError::MethodNotSupported {
+        resource: GroupResource::new(&info.api_group, &info.resource),
+        verb: info.verb.as_str().to_string(),
+    }
+}
+
+/// The warning of a deprecated version, for every request kube's CRD handler serves
+/// there (resource and version served, scope fitting), whatever the subresource, verb or
+/// outcome: the handler records it before it serves anything.
+pub fn deprecation_warning(state: &AppState, info: &RequestInfo) -> Option<String> {
+    let mut info = info.clone();
+    info.subresource = Subresource::None;
+    let target = Target::resolve(state, &info).ok()?;
+    target.deprecation_warning().map(str::to_string)
 }
 
 /// kube's optimistic-concurrency conflict.
@@ -205,5 +229,62 @@ pub fn conflict(resource: &GroupResource, name: &str) -> ApiError {
         resource: resource.clone(),
         name: name.to_string(),
         message: "the object has been modified; please apply your changes to the latest version and try again".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request::info;
+    use crate::request::query::Query;
+
+    /// `scope` of a request parsed from `method` and `path` (under `/apis/g/v`).
+    fn scoped(namespaced: bool, method: &str, path: &str) -> Result<Option<String>, ApiError> {
+        let info = info::parse(method, &format!("/apis/g/v{path}"), &Query::default());
+        scope(namespaced, &info)
+    }
+
+    #[test]
+    fn scope_mismatch_is_not_routed_but_cross_namespace_list_and_watch() {
+        #[rustfmt::skip]
+        let cases = [
+            (true, "GET", "/namespaces/ns/rs/a", Some(Some("ns"))),
+            (true, "POST", "/namespaces/ns/rs", Some(Some("ns"))),
+            (true, "GET", "/rs", Some(None)),
+            (true, "GET", "/watch/rs", Some(None)),
+            (true, "GET", "/rs/a", None),
+            (true, "POST", "/rs", None),
+            (true, "DELETE", "/rs", None),
+            (true, "OPTIONS", "/rs", None),
+            (false, "GET", "/rs/a", Some(None)),
+            (false, "POST", "/rs", Some(None)),
+            (false, "GET", "/namespaces/ns/rs", None),
+            (false, "DELETE", "/namespaces/ns/rs/a", None),
+        ];
+        for (namespaced, method, path, want) in cases {
+            let got = scoped(namespaced, method, path);
+            match want {
+                Some(ns) => assert_eq!(got.ok(), Some(ns.map(String::from)), "{method} {path}"),
+                None => assert!(
+                    matches!(got, Err(ApiError::PathNotFound)),
+                    "{method} {path}"
+                ),
+            }
+        }
+    }
+
+    #[test]
+    fn not_supported_names_resource_without_subresource() {
+        let info = info::parse(
+            "POST",
+            "/apis/g/v/namespaces/ns/rs/a/status",
+            &Query::default(),
+        );
+        let err = not_supported(&info);
+        assert_eq!(
+            err.to_string(),
+            r#"create is not supported on resources of kind "rs.g""#
+        );
+        assert_eq!(err.code(), 405);
     }
 }

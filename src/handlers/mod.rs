@@ -79,7 +79,7 @@ pub async fn serve(
         query,
         headers,
     };
-    let reply = stages(state, request, body, peer_certs).await;
+    let reply = page_not_found(stages(state, request, body, peer_certs).await);
     let code = reply.code();
     state
         .metrics
@@ -111,6 +111,13 @@ async fn stages(
         query,
         mut headers,
     } = request;
+    // kube's request-deadline filter checks `timeout` before authentication (long-running
+    // requests, i.e. watches, ignore it).
+    if info.verb != Verb::Watch
+        && let Err(e) = crate::request::options::request_timeout(&query)
+    {
+        return Reply::Error(e);
+    }
     let user = match identify(state, &mut headers, peer_certs, &uri).await {
         Ok(user) => user,
         Err(reply) => return reply,
@@ -194,11 +201,18 @@ async fn dispatch(state: &Arc<AppState>, call: &Call) -> Result<Reply, ApiError>
     if !call.info.is_resource_request {
         return non_resource(state, call).await;
     }
+    // kube's CRD handler records a deprecated version's warning before serving anything.
+    let warning = context::deprecation_warning(state, &call.info);
+    let reply = resource(state, call).await.unwrap_or_else(Reply::Error);
+    Ok(reply.with_leading_warning(warning.as_deref()))
+}
+
+/// A request for a custom resource, its subresources or its collection.
+async fn resource(state: &Arc<AppState>, call: &Call) -> Result<Reply, ApiError> {
     let ctx = context::Target::resolve(state, &call.info)?;
-    let named = !call.info.name.is_empty();
-    if !named && matches!(call.info.verb, Verb::Update | Verb::Patch) {
-        return Err(ApiError::BadRequest("name must be provided".into()));
-    }
+    check_name(&call.info)?;
+    // kube's NamespaceLifecycle admission (creates and updates; see its module).
+    crate::namespaces::request::check(state, call, &ctx).await?;
     match (&call.info.verb, &call.info.subresource) {
         (Verb::Get, Subresource::None | Subresource::Status) => {
             object::get(state, call, &ctx).await
@@ -223,22 +237,127 @@ async fn dispatch(state: &Arc<AppState>, call: &Call) -> Result<Reply, ApiError>
     }
 }
 
+/// The object name a handler would turn into a storage key: kube's key functions refuse
+/// an empty name on update and patch, and one that cannot be a path segment on every
+/// named verb (before the body is looked at, but for an update's decoding).
+fn check_name(info: &RequestInfo) -> Result<(), ApiError> {
+    let named_verb = matches!(
+        info.verb,
+        Verb::Get | Verb::Update | Verb::Patch | Verb::Delete
+    );
+    if info.name.is_empty() && matches!(info.verb, Verb::Update | Verb::Patch) {
+        return Err(ApiError::BadRequest("name must be provided".into()));
+    }
+    let errors = info::path_segment_name_errors(&info.name);
+    if named_verb && !errors.is_empty() {
+        return Err(ApiError::BadRequest(format!(
+            "Name parameter invalid: {}: {}",
+            crate::gofmt::quote(&info.name),
+            errors.join(";")
+        )));
+    }
+    Ok(())
+}
+
+/// Non-resource paths. As kube's mux handlers, health, metrics, discovery and OpenAPI
+/// answer any method; `/version` is a GET-only route.
 async fn non_resource(state: &Arc<AppState>, call: &Call) -> Result<Reply, ApiError> {
     let path = call.info.path.trim_end_matches('/');
     let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
-    let is_get = matches!(call.method, Method::GET | Method::HEAD);
-    match (parts.as_slice(), is_get) {
-        (["healthz" | "livez" | "readyz", ..], true) => health::check(state, call, &parts).await,
-        (["version"], true) => Ok(health::version()),
-        (["metrics"], true) => Ok(Reply::metrics(state.metrics.render())),
-        (["apis"], true) => discovery::groups(state, call),
-        (["apis", group], true) => discovery::group(state, call, group),
-        (["apis", group, version], true) => discovery::resources(state, call, group, version),
-        (["openapi", ..], true) => openapi::serve(state, call, &parts),
-        (["apis", ..], false) => Err(ApiError::MethodNotAllowed(format!(
-            "{} is not supported on this path",
-            call.method
-        ))),
+    match parts.as_slice() {
+        ["healthz" | "livez" | "readyz", ..] => health::check(state, call, &parts).await,
+        ["version"] if call.method == Method::GET => Ok(health::version()),
+        ["version"] => Err(ApiError::MethodNotAllowed(
+            "the server does not allow this method on the requested resource".into(),
+        )),
+        ["metrics"] => Ok(Reply::metrics(state.metrics.render())),
+        ["apis"] => discovery::groups(state, call),
+        ["apis", group] => discovery::group(state, call, group),
+        ["apis", group, version] => discovery::resources(state, call, group, version),
+        ["openapi", ..] => openapi::serve(state, call, &parts),
         _ => Err(ApiError::PathNotFound),
+    }
+}
+
+/// A path nothing serves gets kube's mux NotFound page (Go's `http.NotFound`), not a Status.
+fn page_not_found(reply: Reply) -> Reply {
+    let (Reply::Error(ApiError::PathNotFound)
+    | Reply::Failed {
+        error: ApiError::PathNotFound,
+        ..
+    }) = reply
+    else {
+        return reply;
+    };
+    let mut resp = http::Response::new(axum::body::Body::from(crate::error::PAGE_NOT_FOUND));
+    *resp.status_mut() = http::StatusCode::NOT_FOUND;
+    let headers = resp.headers_mut();
+    headers.insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    headers.insert(
+        http::header::X_CONTENT_TYPE_OPTIONS,
+        http::HeaderValue::from_static("nosniff"),
+    );
+    Reply::Raw(resp)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(method: &str, path: &str) -> RequestInfo {
+        info::parse(method, path, &Query::default())
+    }
+
+    #[test]
+    fn check_name_refuses_what_kube_key_functions_refuse() {
+        const CT: &str = "/apis/g/v/namespaces/ns/crontabs";
+        #[rustfmt::skip]
+        let cases = [
+            ("GET", "/..", Some(r#"Name parameter invalid: "..": may not be '..'"#)),
+            ("PUT", "/.", Some(r#"Name parameter invalid: ".": may not be '.'"#)),
+            ("PATCH", "/%2E%2E/status", Some(r#"Name parameter invalid: "..": may not be '..'"#)),
+            ("DELETE", "/..", Some(r#"Name parameter invalid: "..": may not be '..'"#)),
+            ("PUT", "", Some("name must be provided")),
+            ("PATCH", "//status", Some("name must be provided")),
+            ("GET", "/a", None),
+            ("GET", "", None),
+            ("DELETE", "", None),
+            ("POST", "/..", None),
+            ("GET", "/a%00b", None),
+        ];
+        for (method, tail, want) in cases {
+            let got = check_name(&parsed(method, &format!("{CT}{tail}")));
+            let got = got.err().map(|e| (e.code(), e.to_string()));
+            assert_eq!(got, want.map(|m| (400, m.to_string())), "{method} {tail}");
+        }
+    }
+
+    #[tokio::test]
+    async fn page_not_found_answers_text_for_unrouted_paths_only() {
+        use http_body_util::BodyExt;
+        let resp = match page_not_found(Reply::Error(ApiError::PathNotFound)) {
+            Reply::Raw(resp) => resp,
+            _ => panic!("not a page"),
+        };
+        assert_eq!(resp.status(), http::StatusCode::NOT_FOUND);
+        let headers = resp.headers();
+        assert_eq!(
+            headers[http::header::CONTENT_TYPE],
+            "text/plain; charset=utf-8"
+        );
+        assert_eq!(headers[http::header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+        let body = resp.into_body().collect().await.unwrap().to_bytes();
+        assert_eq!(body, "404 page not found\n");
+        let object = ApiError::NotFound {
+            resource: crate::error::GroupResource::new("g", "rs"),
+            name: "a".into(),
+        };
+        assert!(matches!(
+            page_not_found(Reply::Error(object)),
+            Reply::Error(ApiError::NotFound { .. })
+        ));
     }
 }

@@ -31,7 +31,8 @@ pub async fn read(
     Ok((kv, object))
 }
 
-/// Renders one object in the negotiated representation (a one-row Table when asked).
+/// Renders one object in the negotiated representation, converted when the Accept header
+/// asks for a `meta.k8s.io` form (after the request's work, as kube converts its result).
 pub fn render_object(
     call: &Call,
     ctx: &Target,
@@ -40,28 +41,32 @@ pub fn render_object(
 ) -> Result<Reply, ApiError> {
     let representation = negotiate(call.header("accept"), NegotiationTarget::Object)?;
     let body = match representation {
-        Representation::Table => {
-            let include_object = crate::handlers::collection::include_object(call)?;
-            let options = crate::table::TableOptions {
-                include_object,
-                ..Default::default()
-            };
+        Representation::Meta(target) => {
+            let conversion = crate::handlers::collection::conversion(call, target)?;
             ctx.version()
                 .table
-                .table_for_object(&object, options, jiff::Timestamp::now())
+                .convert_object(
+                    &object,
+                    conversion,
+                    target.version,
+                    crate::table::TableOptions::default(),
+                    jiff::Timestamp::now(),
+                )
+                .map_err(crate::handlers::collection::transform_error)?
         }
         _ => object,
     };
     Ok(Reply::Object {
         code,
         body,
-        representation,
+        representation: representation.encoding(),
         warnings: Vec::new(),
     }
     .with_warning(ctx.deprecation_warning()))
 }
 
 pub async fn get(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
+    crate::request::options::check_get_resource_version(&call.query)?;
     let (_, object) = read(state, ctx, &ctx.name).await?;
     render_object(call, ctx, StatusCode::OK, object)
 }
@@ -141,19 +146,18 @@ pub fn delete_options(call: &Call) -> Result<DeleteOptions, ApiError> {
 }
 
 pub async fn delete(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
+    // kube negotiates before deleting: an Accept it cannot serve deletes nothing.
+    let representation = negotiate(call.header("accept"), NegotiationTarget::Object)?;
     let options = delete_options(call)?;
     let (object, removed) = delete_one(state, ctx, &ctx.name, &options).await?;
     if !removed {
         return render_object(call, ctx, StatusCode::OK, object);
     }
-    // Removed at once: kube answers a Success Status naming the object.
+    // Removed at once: kube answers a Success Status naming the object, never converted.
     let status = json!({
         "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
         "details": {"name": obj::name(&object), "group": ctx.resource.group,
                     "kind": ctx.resource.plural, "uid": obj::uid(&object)},
     });
-    Ok(
-        Reply::ok(status, crate::request::negotiate::Representation::Json)
-            .with_warning(ctx.deprecation_warning()),
-    )
+    Ok(Reply::ok(status, representation.encoding()).with_warning(ctx.deprecation_warning()))
 }

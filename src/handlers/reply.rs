@@ -83,6 +83,22 @@ impl Reply {
         self
     }
 
+    /// Puts `warning` before every other warning, on errors too (kube's CRD handler
+    /// records a deprecated version's warning before it serves the request).
+    pub fn with_leading_warning(mut self, warning: Option<&str>) -> Reply {
+        let Some(first) = warning.map(str::to_string) else {
+            return self;
+        };
+        match &mut self {
+            Reply::Object { warnings, .. }
+            | Reply::Stream { warnings, .. }
+            | Reply::Failed { warnings, .. } => warnings.insert(0, first),
+            Reply::Error(_) => return self.with_warnings(vec![first]),
+            Reply::Text { .. } | Reply::Raw(_) => {}
+        }
+        self
+    }
+
     /// Adds `Warning` headers after those already present (schema admission's
     /// unknown and duplicate field warnings come after a deprecation warning).
     pub fn with_warnings(mut self, more: Vec<String>) -> Reply {
@@ -288,5 +304,30 @@ mod tests {
         assert_eq!(warnings, [r#"299 - "x \"y\"""#]);
         let plain = Reply::Error(ApiError::PathNotFound).with_warnings(Vec::new());
         assert!(matches!(plain, Reply::Error(_)));
+    }
+
+    #[test]
+    fn with_leading_warning_comes_first_and_once() {
+        let deprecated = Some("v1beta1 is deprecated");
+        let reply = Reply::Error(ApiError::BadRequest("x".into()))
+            .with_warnings(vec!["unknown field \"spec\"".into()])
+            .with_leading_warning(deprecated);
+        let Reply::Failed { warnings, .. } = &reply else {
+            panic!("an error with warnings is Failed");
+        };
+        assert_eq!(
+            warnings,
+            &["v1beta1 is deprecated", "unknown field \"spec\""]
+        );
+        let ok = Reply::ok(Value::Null, Representation::Json)
+            .with_warning(deprecated)
+            .with_leading_warning(deprecated);
+        let resp = ok.into_response();
+        let sent: Vec<_> = resp.headers().get_all(header::WARNING).iter().collect();
+        assert_eq!(sent, [r#"299 - "v1beta1 is deprecated""#]);
+        let error = Reply::Error(ApiError::PathNotFound).with_leading_warning(deprecated);
+        assert!(matches!(error, Reply::Failed { .. }));
+        let none = Reply::Error(ApiError::PathNotFound).with_leading_warning(None);
+        assert!(matches!(none, Reply::Error(_)));
     }
 }

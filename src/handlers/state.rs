@@ -70,4 +70,6 @@ pub struct AppState {
     pub request_timeout: Duration,
     /// The storage check behind `/readyz` and `/healthz`, cached briefly.
     pub storage_probe: StorageProbe,
+    /// The host cluster's namespaces for NamespaceLifecycle (unchecked without a cluster).
+    pub namespaces: crate::namespaces::NamespaceLifecycle,
 }

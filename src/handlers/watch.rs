@@ -10,16 +10,16 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::error::ApiError;
-use crate::handlers::collection::{
-    include_object, list_options, parse_revision, read_page, selects,
-};
+use crate::handlers::collection::{conversion, list_options, parse_revision, read_page, selects};
 use crate::handlers::context::Target;
 use crate::handlers::reply::Reply;
 use crate::handlers::{AppState, Call};
-use crate::request::negotiate::{Representation, Target as NegotiationTarget, negotiate};
+use crate::request::negotiate::{
+    ACCEPTED_STREAMS, Representation, Target as NegotiationTarget, negotiate,
+};
 use crate::request::options::{ListOptions, ResourceVersionMatch};
 use crate::storage::{Event, Revision, StorageError};
-use crate::table::{IncludeObject, TableOptions};
+use crate::table::{Conversion, MetaVersion, TableOptions};
 use crate::watch::{EventType, bookmark, classify, encode};
 
 /// kube's default watch length is a random 30–60 minutes (min-request-timeout 1800s).
@@ -30,7 +30,8 @@ struct Watcher {
     state: Arc<AppState>,
     ctx: Target,
     options: ListOptions,
-    table: Option<IncludeObject>,
+    /// The `meta.k8s.io` form each event's object is sent in, if any.
+    conversion: Option<(Conversion, MetaVersion)>,
     tx: mpsc::Sender<Result<Bytes, std::io::Error>>,
     /// Table watches carry column definitions only in their first event, as kube's do.
     headers_sent: std::sync::atomic::AtomicBool,
@@ -39,16 +40,14 @@ struct Watcher {
 pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
     let representation = negotiate(call.header("accept"), NegotiationTarget::Object)?;
     let options = list_options(call, ctx)?;
-    let table = match representation {
-        Representation::Table => Some(include_object(call)?),
-        Representation::Yaml => {
-            return Err(ApiError::NotAcceptable(
-                "application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"
-                    .into(),
-            ));
-        }
+    let converted = match representation {
+        Representation::Meta(target) => Some((conversion(call, target)?, target.version)),
         _ => None,
     };
+    // Only JSON streams here.
+    if representation.encoding() != Representation::Json {
+        return Err(ApiError::NotAcceptable(ACCEPTED_STREAMS.into()));
+    }
     let rv = options.resource_version.clone();
     let send_initial = options
         .send_initial_events
@@ -86,7 +85,7 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
         state: state.clone(),
         ctx: ctx.clone(),
         options,
-        table,
+        conversion: converted,
         tx,
         headers_sent: std::sync::atomic::AtomicBool::new(false),
     };
@@ -94,12 +93,8 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
         let _ =
             tokio::time::timeout(timeout, watcher.run(initial, after, initial_end_bookmark)).await;
     });
-    let content_type = match representation {
-        Representation::Table => Representation::Table.content_type(),
-        _ => "application/json",
-    };
     Ok(Reply::Stream {
-        content_type,
+        content_type: "application/json",
         stream: Box::pin(tokio_stream::wrappers::ReceiverStream::new(rx)),
         warnings: Vec::new(),
     }
@@ -107,32 +102,44 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
 }
 
 impl Watcher {
-    /// Sends one event; false when the client has gone.
+    /// Sends one event; false when the client has gone (or the watch must end).
     async fn send(&self, event_type: EventType, object: &Value) -> bool {
-        let object = match (self.table, event_type) {
-            (
-                Some(include_object),
-                EventType::Added | EventType::Modified | EventType::Deleted | EventType::Bookmark,
-            ) => {
-                let no_headers = self
-                    .headers_sent
-                    .swap(true, std::sync::atomic::Ordering::Relaxed);
-                let options = TableOptions {
-                    include_object,
-                    no_headers,
-                    ..TableOptions::default()
-                };
-                self.ctx
-                    .version()
-                    .table
-                    .table_for_object(object, options, jiff::Timestamp::now())
-            }
-            _ => object.clone(),
+        let object = match (self.conversion, event_type) {
+            // Error events carry a Status, never converted.
+            (Some(_), EventType::Error) | (None, _) => object.clone(),
+            (Some((conversion, version)), _) => match self.convert(object, conversion, version) {
+                Some(converted) => converted,
+                // Upstream cannot encode the unconverted object with the meta codecs: the
+                // watch ends without the event.
+                None => return false,
+            },
         };
         self.tx
             .send(Ok(Bytes::from(encode(event_type, &object))))
             .await
             .is_ok()
+    }
+
+    /// One event's object in the asked form; a Table carries headers only in the first.
+    fn convert(
+        &self,
+        object: &Value,
+        conversion: Conversion,
+        version: MetaVersion,
+    ) -> Option<Value> {
+        let no_headers = matches!(conversion, Conversion::Table(_))
+            && self
+                .headers_sent
+                .swap(true, std::sync::atomic::Ordering::Relaxed);
+        let options = TableOptions {
+            no_headers,
+            ..TableOptions::default()
+        };
+        self.ctx
+            .version()
+            .table
+            .convert_object(object, conversion, version, options, jiff::Timestamp::now())
+            .ok()
     }
 
     fn bookmark(&self, revision: Revision, initial_events_end: bool) -> Value {

@@ -6,7 +6,7 @@ use http::StatusCode;
 use serde_json::{Value, json};
 
 use crate::error::{ApiError, ErrorType, FieldError};
-use crate::handlers::change::{Change, decode_patch};
+use crate::handlers::change::{Change, check_patched, decode_patch};
 use crate::handlers::context::{Target, conflict};
 use crate::handlers::guaranteed::{self, Next, guaranteed_update};
 use crate::handlers::managed::{Scope, manager_name, record_update};
@@ -14,10 +14,11 @@ use crate::handlers::object::render_object;
 use crate::handlers::{AppState, Call, Reply, admit};
 use crate::meta::lifecycle::{self, WriteTarget};
 use crate::meta::object as obj;
-use crate::request::body::decode_object;
+use crate::request::body::decode_resource;
+use crate::request::gojson::patchops;
 use crate::request::info::Subresource;
 use crate::request::negotiate::{BodyFormat, body_format, patch_format};
-use crate::request::options::WriteOptions;
+use crate::request::options::{FieldValidation, WriteOptions};
 
 /// The facts about the target that ObjectMeta rules need.
 pub fn write_target(ctx: &Target) -> WriteTarget<'_> {
@@ -41,10 +42,6 @@ pub fn invalid(ctx: &Target, name: &str, causes: Vec<FieldError>) -> ApiError {
 pub fn check_type_meta(ctx: &Target, object: &Value) -> Result<(), ApiError> {
     crate::meta::names::check_metadata_types(object)
         .map_err(|e| ApiError::BadRequest(e.to_string()))?;
-    let api_version = object
-        .get("apiVersion")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
     let kind = object
         .get("kind")
         .and_then(Value::as_str)
@@ -55,6 +52,19 @@ pub fn check_type_meta(ctx: &Target, object: &Value) -> Result<(), ApiError> {
             ctx.resource.kind
         )));
     }
+    check_version_kind(ctx, object)
+}
+
+/// A decoded body's apiVersion (400) and kind (422) against the URL's.
+fn check_version_kind(ctx: &Target, object: &Value) -> Result<(), ApiError> {
+    let api_version = object
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let kind = object
+        .get("kind")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     if api_version != ctx.api_version() {
         return Err(ApiError::BadRequest(format!(
             "the API version in the data ({api_version}) does not match the expected API version ({})",
@@ -121,10 +131,12 @@ async fn create_object(
     let options = WriteOptions::from_query(&call.query, "CreateOptions")?;
     let format = body_format(call.header("content-type"))?;
     let duplicates = admit::duplicates(&call.body, format, options.field_validation);
-    let mut object = decode_object(&call.body, format)?;
-    check_type_meta(ctx, &object)?;
+    let mut object = decode_resource(&call.body, format, &ctx.resource.kind)?;
+    let directive = options.field_validation;
+    *warnings = admit::coerce_other_version(ctx, &object, duplicates.clone(), directive)?;
+    check_version_kind(ctx, &object)?;
     check_namespace(ctx, &object)?;
-    *warnings = admit::coerce_body(ctx, &mut object, duplicates, options.field_validation)?;
+    *warnings = admit::coerce_body(ctx, &mut object, duplicates, directive)?;
     let manager = manager_name(call, &options);
     record_update(ctx, Scope::Main, None, &mut object, &manager);
     let meta_errors = lifecycle::prepare_create(&mut object, &write_target(ctx)).err();
@@ -148,11 +160,15 @@ pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
     let options = WriteOptions::from_query(&call.query, "UpdateOptions")?;
     let format = body_format(call.header("content-type"))?;
     let duplicates = admit::duplicates(&call.body, format, options.field_validation);
-    let mut body = decode_object(&call.body, format)?;
-    check_type_meta(ctx, &body)?;
+    let mut body = decode_resource(&call.body, format, &ctx.resource.kind)?;
+    let directive = options.field_validation;
+    let warnings = admit::coerce_other_version(ctx, &body, duplicates.clone(), directive)?;
+    if let Err(e) = check_version_kind(ctx, &body) {
+        return Ok(with_warnings(Err(e), warnings));
+    }
     check_name(ctx, &body)?;
     check_namespace(ctx, &body)?;
-    let mut warnings = admit::coerce_body(ctx, &mut body, duplicates, options.field_validation)?;
+    let mut warnings = admit::coerce_body(ctx, &mut body, duplicates, directive)?;
     let change = Change::Replace(body);
     let result = apply_change(state, call, ctx, &options, change, &mut warnings).await;
     let reply = result.and_then(|object| render_object(call, ctx, StatusCode::OK, object));
@@ -166,7 +182,7 @@ pub async fn patch(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
     if apply {
         return crate::handlers::apply::apply(state, call, ctx, &options, force).await;
     }
-    let patch = decode_patch(&call.body)?;
+    let patch = decode_patch(&call.body, format, options.field_validation)?;
     let change = Change::Patch(format, patch);
     let mut warnings = Vec::new();
     let result = apply_change(state, call, ctx, &options, change, &mut warnings).await;
@@ -174,14 +190,26 @@ pub async fn patch(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
     Ok(with_warnings(reply, warnings))
 }
 
-/// Duplicate fields of a patch body, as kube words them for its patch type.
-fn patch_duplicates(call: &Call, format: BodyFormat, options: &WriteOptions) -> Vec<String> {
-    let found = admit::duplicates(&call.body, BodyFormat::Json, options.field_validation);
+/// Strict-decoding findings of a patch body, as kube words them for its patch type:
+/// duplicate fields, and members of a JSON patch's operations that kube's operation type
+/// does not have.
+fn patch_problems(
+    call: &Call,
+    format: BodyFormat,
+    patch: &Value,
+    options: &WriteOptions,
+) -> Vec<String> {
+    let mut found = admit::duplicates(&call.body, BodyFormat::Json, options.field_validation);
     match format {
-        BodyFormat::JsonPatch => found
-            .into_iter()
-            .map(|d| format!("json patch {d}"))
-            .collect(),
+        BodyFormat::JsonPatch => {
+            if options.field_validation != FieldValidation::Ignore {
+                found.extend(patchops::unknown_members(patch));
+            }
+            found
+                .into_iter()
+                .map(|d| format!("json patch {d}"))
+                .collect()
+        }
         _ => found,
     }
 }
@@ -198,11 +226,17 @@ async fn apply_change(
     warnings: &mut Vec<String>,
 ) -> Result<Value, ApiError> {
     let patch_problems = match &change {
-        Change::Patch(format, _) => patch_duplicates(call, *format, options),
+        Change::Patch(format, patch) => patch_problems(call, *format, patch, options),
         Change::Replace(_) => Vec::new(),
     };
     // Each attempt's warnings are kept (as kube's recorder keeps them across retries).
     let written = guaranteed_update(state, ctx, &ctx.name, options.dry_run, |current| {
+        // A PUT body's uid is the storage precondition, checked before anything else.
+        if let Change::Replace(body) = &change
+            && let Some(detail) = lifecycle::uid_precondition_failure(body, current)
+        {
+            return Err(ctx.precondition_failed(state, &ctx.name, &detail));
+        }
         let new = next_object(
             call,
             ctx,
@@ -238,7 +272,8 @@ fn next_object(
     let name = ctx.name.as_str();
     let mut new = change.apply(current)?;
     if matches!(change, Change::Patch(..)) {
-        check_type_meta(ctx, &new)?;
+        let status = call.info.subresource == Subresource::Status;
+        check_patched(ctx, &new, current, status, warnings)?;
         check_name(ctx, &new)?;
         check_namespace(ctx, &new)?;
         let found = admit::coerce_patched(&mut new, ctx, patch_problems, options.field_validation)?;

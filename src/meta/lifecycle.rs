@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 
 use super::names;
 use super::object::{self as obj, metadata};
+use super::validation::{self, NameRule};
 use crate::error::FieldError;
 
 /// Facts about the target a write needs.
@@ -46,27 +47,27 @@ pub fn prepare_create(object: &mut Value, target: &WriteTarget<'_>) -> Result<()
     {
         map.remove("status");
     }
-    names::validate_object_meta(object)
+    let errors = validation::validate_create(object, NameRule::DnsSubdomain);
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
 }
 
 /// Carries over what an update may not change and bumps generation as kube does: on any
-/// change outside `metadata` (and outside `status` when the status subresource exists).
+/// change outside `metadata` (and outside `status` when the status subresource exists);
+/// then kube's metadata rules for updates.
 pub fn prepare_update(
     new: &mut Value,
     old: &Value,
     target: &WriteTarget<'_>,
 ) -> Result<(), Vec<FieldError>> {
-    let mut errors = Vec::new();
-    let (old_uid, new_uid) = (obj::uid(old).to_string(), obj::uid(new).to_string());
-    if !new_uid.is_empty() && new_uid != old_uid {
-        errors.push(FieldError::invalid(
-            "metadata.uid",
-            &json!(new_uid),
-            "field is immutable",
-        ));
+    // BeforeUpdate: the stored uid when the body names none; a different one is refused.
+    if obj::uid(new).is_empty() {
+        obj::set_meta(new, "uid", Some(json!(obj::uid(old))));
     }
     for kept in [
-        "uid",
         "creationTimestamp",
         "generation",
         "deletionTimestamp",
@@ -84,32 +85,24 @@ pub fn prepare_update(
     {
         obj::set_meta(new, "generation", Some(json!(obj::generation(old) + 1)));
     }
-    if obj::is_being_deleted(old) {
-        let before = obj::finalizers(old);
-        let added: Vec<String> = obj::finalizers(new)
-            .into_iter()
-            .filter(|f| !before.contains(f))
-            .collect();
-        if !added.is_empty() {
-            // Go prints the list with %#v: []string{"a", "b"}.
-            let quoted: Vec<String> = added.iter().map(|f| format!("{f:?}")).collect();
-            errors.push(FieldError::forbidden(
-                "metadata.finalizers",
-                &format!(
-                    "no new finalizers can be added if the object is being deleted, found new finalizers []string{{{}}}",
-                    quoted.join(", ")
-                ),
-            ));
-        }
-    }
-    if let Err(mut more) = names::validate_object_meta(new) {
-        errors.append(&mut more);
-    }
+    let errors = validation::validate_update(new, old);
     if errors.is_empty() {
         Ok(())
     } else {
         Err(errors)
     }
+}
+
+/// The UID precondition kube's update takes from a PUT body (main resource and /status):
+/// when the body names another uid than the stored object's, the storage layer's
+/// `AdditionalErrorMsg` of its 409 (see `Target::precondition_failed`).
+pub fn uid_precondition_failure(body: &Value, stored: &Value) -> Option<String> {
+    let (requested, actual) = (obj::uid(body), obj::uid(stored));
+    (!requested.is_empty() && requested != actual).then(|| {
+        format!(
+            "Precondition failed: UID in precondition: {requested}, UID in object meta: {actual}"
+        )
+    })
 }
 
 /// A write to `/status`: the stored object with only `.status` taken from the request.
@@ -252,6 +245,21 @@ mod tests {
         let mut new = json!({"metadata": {"name": "a", "finalizers": ["x", "y"]}});
         let errs = prepare_update(&mut new, &old, &target(false)).unwrap_err();
         assert_eq!(errs[0].field, "metadata.finalizers");
+    }
+
+    #[test]
+    fn uid_precondition_failure_names_both_uids() {
+        let stored = json!({"metadata": {"uid": "u1"}});
+        let got = uid_precondition_failure(&json!({"metadata": {"uid": "u2"}}), &stored);
+        assert_eq!(
+            got.as_deref(),
+            Some("Precondition failed: UID in precondition: u2, UID in object meta: u1")
+        );
+        assert_eq!(
+            uid_precondition_failure(&json!({"metadata": {}}), &stored),
+            None
+        );
+        assert_eq!(uid_precondition_failure(&stored, &stored), None);
     }
 
     #[test]

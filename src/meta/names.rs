@@ -1,13 +1,7 @@
-//! Object names: kube's generateName suffix and the checks custom resource names get
-//! (`NameIsDNSSubdomain` plus the path-segment rules).
+//! Object names (kube's generateName suffix) and the ObjectMeta types a body must have to
+//! be decoded at all.
 
 use rand::Rng;
-use serde_json::json;
-
-use super::object as obj;
-use crate::error::{ErrorType, FieldError};
-use crate::selector::label::{label_key_errors, label_value_errors};
-use crate::validation::is_dns1123_subdomain;
 
 /// apiserver's SimpleNameGenerator alphabet: no vowels, no confusable characters.
 const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
@@ -23,79 +17,6 @@ pub fn generate_name(base: &str) -> String {
         .map(|_| ALPHANUMS[rng.random_range(0..ALPHANUMS.len())] as char)
         .collect();
     format!("{base}{suffix}")
-}
-
-/// Path-segment rules every object name obeys (`IsValidPathSegmentName`).
-fn path_segment_errors(name: &str) -> Vec<String> {
-    if name == "." || name == ".." {
-        return vec![format!("may not be '{name}'")];
-    }
-    let mut errors = Vec::new();
-    for illegal in ["/", "%"] {
-        if name.contains(illegal) {
-            errors.push(format!("may not contain '{illegal}'"));
-        }
-    }
-    errors
-}
-
-/// kube's limit on the total size of an object's annotations.
-const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
-
-/// Checks `metadata` as kube checks custom resources' ObjectMeta: the name
-/// (`NameIsDNSSubdomain` + path segment), label keys and values, annotation keys and size.
-pub fn validate_object_meta(object: &serde_json::Value) -> Result<(), Vec<FieldError>> {
-    let name = obj::name(object);
-    let mut errors: Vec<FieldError> = Vec::new();
-    for message in path_segment_errors(name)
-        .into_iter()
-        .chain(is_dns1123_subdomain(name))
-    {
-        errors.push(FieldError::invalid("metadata.name", &json!(name), &message));
-    }
-    for (key, value) in obj::labels(object) {
-        for message in label_key_errors(&key) {
-            errors.push(FieldError::invalid(
-                "metadata.labels",
-                &json!(key),
-                &message,
-            ));
-        }
-        let value = value.as_str().unwrap_or_default();
-        for message in label_value_errors(value) {
-            errors.push(FieldError::invalid(
-                "metadata.labels",
-                &json!(value),
-                &message,
-            ));
-        }
-    }
-    let annotations = obj::metadata(object)
-        .and_then(|m| m.get("annotations"))
-        .and_then(serde_json::Value::as_object);
-    let mut total = 0;
-    for (key, value) in annotations.into_iter().flatten() {
-        for message in label_key_errors(&key.to_lowercase()) {
-            errors.push(FieldError::invalid(
-                "metadata.annotations",
-                &json!(key),
-                &message,
-            ));
-        }
-        total += key.len() + value.as_str().map_or(0, str::len);
-    }
-    if total > TOTAL_ANNOTATION_SIZE_LIMIT {
-        errors.push(FieldError {
-            reason: ErrorType::TooLong,
-            field: "metadata.annotations".into(),
-            detail: format!("Too long: may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
-        });
-    }
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(errors)
-    }
 }
 
 /// A metadata field whose JSON type is not its ObjectMeta type; such a body cannot be decoded
@@ -185,6 +106,7 @@ fn type_name(value: &serde_json::Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn check_metadata_types_wrong_type_names_field_and_type() {
@@ -232,33 +154,5 @@ mod tests {
         let name = generate_name(&"a".repeat(70));
         assert_eq!(name.len(), 63);
         assert!(name[58..].bytes().all(|b| ALPHANUMS.contains(&b)));
-    }
-
-    #[test]
-    fn validate_object_meta_names() {
-        let cases = [
-            ("ok", "my-new-cron-object", true),
-            ("dots", "a.b.c", true),
-            ("upper", "Foo", false),
-            ("slash", "a/b", false),
-            ("dotdot", "..", false),
-            ("percent", "a%b", false),
-        ];
-        for (case, labels, ok) in [
-            (
-                "good labels",
-                json!({"app": "web", "example.com/tier": ""}),
-                true,
-            ),
-            ("bad key", json!({"bad key": "x"}), false),
-            ("bad value", json!({"app": "not ok"}), false),
-        ] {
-            let o = json!({"metadata": {"name": "a", "labels": labels}});
-            assert_eq!(validate_object_meta(&o).is_ok(), ok, "{case}");
-        }
-        for (case, name, ok) in cases {
-            let o = json!({"metadata": {"name": name}});
-            assert_eq!(validate_object_meta(&o).is_ok(), ok, "{case}");
-        }
     }
 }

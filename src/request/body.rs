@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use crate::error::ApiError;
+use crate::request::gojson::{self, Flavor, ParseError};
 use crate::request::negotiate::BodyFormat;
 use crate::request::yamlerr;
 
@@ -18,7 +19,7 @@ pub const MAX_NESTING: usize = 100;
 /// serde-saphyr's alias limits (1,000,000 replayed events) and are counted here too.
 const YAML_MAX_EVENTS: usize = 2 * MAX_BODY_BYTES + 1_000_000;
 
-/// Decodes an object body (create, update) in JSON or YAML.
+/// Decodes an object body (the scale subresource's) in JSON or YAML.
 pub fn decode_object(body: &[u8], format: BodyFormat) -> Result<Value, ApiError> {
     match decode_value(body, format)? {
         value @ Value::Object(_) => Ok(value),
@@ -28,10 +29,24 @@ pub fn decode_object(body: &[u8], format: BodyFormat) -> Result<Value, ApiError>
     }
 }
 
+/// A Scale body kube cannot decode: its handler's error names the type it was given.
+pub fn decode_scale(body: &[u8], format: BodyFormat) -> Result<Value, ApiError> {
+    decode_object(body, format).map_err(|_| {
+        ApiError::BadRequest(
+            "no kind is registered for the type v1.Scale in scheme \"pkg/apiserver/customresource_handler.go:781\"".into(),
+        )
+    })
+}
+
 /// Decodes any JSON or YAML value, within the nesting limit.
 pub fn decode_value(body: &[u8], format: BodyFormat) -> Result<Value, ApiError> {
     let value = match format {
-        BodyFormat::Yaml => decode_yaml(body)?,
+        BodyFormat::Yaml => decode_yaml(body).map_err(|e| {
+            // Apply's wording (patch.go around sigs.k8s.io/yaml.Unmarshal).
+            ApiError::BadRequest(format!(
+                "error decoding YAML: error converting YAML to JSON: {e}"
+            ))
+        })?,
         _ => decode_json(body)?,
     };
     check_depth(&value, 0)?;
@@ -45,7 +60,8 @@ pub fn decode_json(body: &[u8]) -> Result<Value, ApiError> {
         .map_err(|e| ApiError::BadRequest(format!("error decoding request body: {e}")))
 }
 
-fn decode_yaml(body: &[u8]) -> Result<Value, ApiError> {
+/// go-yaml's reading of a body, with its error text (`yaml: line 3: …`).
+fn decode_yaml(body: &[u8]) -> Result<Value, String> {
     // kube's YAML decoding keeps the last of duplicate keys; fieldValidation reports them.
     let parse = |text: &str| {
         let options = serde_saphyr::options! {
@@ -57,11 +73,69 @@ fn decode_yaml(body: &[u8]) -> Result<Value, ApiError> {
         };
         serde_saphyr::from_str_with_options::<Value>(text, options)
     };
-    // Apply's wording (patch.go around sigs.k8s.io/yaml.Unmarshal).
-    yamlerr::decode(body, parse).map_err(|e| {
+    yamlerr::decode(body, parse)
+}
+
+/// Decodes a custom resource body (create, update) as kube's serializer does, with its
+/// errors: `the object provided is unrecognized (must be of type CronTab): …` for what
+/// is no object of any kind (Go's syntax and type errors, a missing kind), and
+/// `<Kind> in version "<v>" cannot be handled as a <Kind>: …` for ObjectMeta that does
+/// not decode. `kind` is the resource's kind.
+pub fn decode_resource(body: &[u8], format: BodyFormat, kind: &str) -> Result<Value, ApiError> {
+    let unrecognized = |e: String| {
         ApiError::BadRequest(format!(
-            "error decoding YAML: error converting YAML to JSON: {e}"
+            "the object provided is unrecognized (must be of type {kind}): {e} ({})",
+            gojson::summarize(body)
         ))
+    };
+    let value = match format {
+        BodyFormat::Yaml => {
+            let value = decode_yaml(body).map_err(unrecognized)?;
+            gojson::sniff(gojson::values_members(&value)).map_err(unrecognized)?;
+            value
+        }
+        _ => {
+            gojson::check(body, Flavor::V2).map_err(|e| {
+                unrecognized(format!("couldn't get version/kind; json parse error: {e}"))
+            })?;
+            gojson::sniff(gojson::members(body)).map_err(unrecognized)?;
+            parse_json(body, Flavor::V2, unrecognized)?
+        }
+    };
+    check_depth(&value, 0)?;
+    let body_kind = value
+        .get("kind")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if body_kind.is_empty() {
+        let text = gojson::lossy(body);
+        return Err(unrecognized(format!(
+            "Object 'Kind' is missing in '{text}'"
+        )));
+    }
+    if let Some(e) = value
+        .get("metadata")
+        .and_then(|meta| gojson::unmarshal_error(meta, &gojson::OBJECT_META))
+    {
+        let api_version = value.get("apiVersion").and_then(Value::as_str);
+        let (_, version) =
+            gojson::parse_group_version(api_version.unwrap_or_default()).unwrap_or_default();
+        return Err(ApiError::BadRequest(format!(
+            "{body_kind} in version {version:?} cannot be handled as a {kind}: {e}"
+        )));
+    }
+    Ok(value)
+}
+
+/// A JSON body Go's check accepted, as a value; `other` words what only serde refuses.
+pub fn parse_json(
+    body: &[u8],
+    flavor: Flavor,
+    other: impl Fn(String) -> ApiError,
+) -> Result<Value, ApiError> {
+    gojson::parse(body, flavor).map_err(|e| match e {
+        ParseError::Syntax(text) | ParseError::Other(text) => other(text),
+        ParseError::TooDeep => too_deep(),
     })
 }
 
@@ -117,6 +191,72 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    /// Texts recorded from the reference apiextensions-apiserver.
+    #[test]
+    fn decode_resource_errors_are_kubes() {
+        const FIND_KIND: &str = r#"struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" }"#;
+        let unrecognized = "the object provided is unrecognized (must be of type CronTab): ";
+        let cases: &[(&str, BodyFormat, String)] = &[
+            (
+                r#"{"a":"#,
+                BodyFormat::Json,
+                format!("{unrecognized}couldn't get version/kind; json parse error: unexpected end of JSON input ({{\"a\":)"),
+            ),
+            (
+                "",
+                BodyFormat::Json,
+                format!("{unrecognized}couldn't get version/kind; json parse error: unexpected end of JSON input (<empty>)"),
+            ),
+            (
+                "[]",
+                BodyFormat::Json,
+                format!("{unrecognized}couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type {FIND_KIND} (5b5d)"),
+            ),
+            (
+                "null",
+                BodyFormat::Json,
+                format!("{unrecognized}Object 'Kind' is missing in 'null' (6e756c6c)"),
+            ),
+            (
+                r#"{"apiVersion":5,"kind":"CronTab"}"#,
+                BodyFormat::Json,
+                format!("{unrecognized}couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .apiVersion of type string ({{\"apiVersion\":5,\"kind\":\"CronTa ...)"),
+            ),
+            (
+                r#"{"apiVersion":"a/b/c","kind":"CronTab"}"#,
+                BodyFormat::Json,
+                format!("{unrecognized}unexpected GroupVersion string: a/b/c ({{\"apiVersion\":\"a/b/c\",\"kind\":\" ...)"),
+            ),
+            (
+                r#"{"apiVersion":"stable.example.com/v9","kind":"Other","metadata":{"labels":"x"}}"#,
+                BodyFormat::Json,
+                "Other in version \"v9\" cannot be handled as a CronTab: json: cannot unmarshal string into Go struct field ObjectMeta.labels of type map[string]string".into(),
+            ),
+            (
+                "a: b: c\n",
+                BodyFormat::Yaml,
+                format!("{unrecognized}yaml: mapping values are not allowed in this context (613a20623a20630a)"),
+            ),
+            (
+                "",
+                BodyFormat::Yaml,
+                format!("{unrecognized}Object 'Kind' is missing in '' (<empty>)"),
+            ),
+            (
+                "- a\n",
+                BodyFormat::Yaml,
+                format!("{unrecognized}couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type {FIND_KIND} (2d20610a)"),
+            ),
+        ];
+        for (body, format, want) in cases {
+            let got = decode_resource(body.as_bytes(), *format, "CronTab").unwrap_err();
+            assert_eq!(got.to_string(), *want, "{body:?}");
+            assert_eq!(got.code(), 400);
+        }
+        let ok = r#"{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"generation":1e3}}"#;
+        assert!(decode_resource(ok.as_bytes(), BodyFormat::Json, "CronTab").is_ok());
     }
 
     #[test]

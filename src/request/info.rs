@@ -332,9 +332,22 @@ fn list_or_watch(info: &mut RequestInfo, query: &Query) {
     }
 }
 
-/// apimachinery's `IsPathSegmentName`: not `.` or `..`, no `/` or `%`.
 fn is_path_segment_name(name: &str) -> bool {
-    !matches!(name, "." | "..") && !name.contains(['/', '%'])
+    path_segment_name_errors(name).is_empty()
+}
+
+/// apimachinery's `IsPathSegmentName`: why `name` cannot be a path segment (`.` and `..`
+/// outright; `/` and `%` anywhere). Kube's storage key functions refuse such names with
+/// `Name parameter invalid`, whatever the verb.
+pub fn path_segment_name_errors(name: &str) -> Vec<String> {
+    if matches!(name, "." | "..") {
+        return vec![format!("may not be '{name}'")];
+    }
+    ["/", "%"]
+        .iter()
+        .filter(|illegal| name.contains(**illegal))
+        .map(|illegal| format!("may not contain '{illegal}'"))
+        .collect()
 }
 
 fn split_path(path: &str) -> Vec<&str> {

@@ -2,6 +2,7 @@
 
 pub mod body;
 pub mod continuation;
+pub mod gojson;
 pub mod info;
 pub mod negotiate;
 pub mod options;

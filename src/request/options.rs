@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use crate::error::{ApiError, ErrorType, FieldError};
+use crate::gofmt::quote;
 use crate::request::info::{RequestInfo, Verb};
 use crate::request::query::{Query, query_bool};
 use crate::selector::field::FieldSelector;
@@ -114,25 +115,27 @@ impl ListOptions {
         errs
     }
 
+    /// `validateWatchOptions` after `SetListOptionsDefaults` (WatchList on, as in 1.36): a
+    /// legacy watch (no resourceVersion or `0`, neither sendInitialEvents nor
+    /// resourceVersionMatch) is judged as one sending initial events from NotOlderThan.
     fn watch_problems(&self) -> Vec<FieldError> {
         let mut errs = Vec::new();
-        let m = &self.resource_version_match;
-        if self.send_initial_events.is_some() {
-            if *m != ResourceVersionMatch::NotOlderThan {
-                errs.push(forbidden(
-                    "resourceVersionMatch",
-                    "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
-                ));
-            }
-            if !self.allow_watch_bookmarks {
-                errs.push(forbidden(
-                    "allowWatchBookmarks",
-                    "sendInitialEvents requires setting allowWatchBookmarks to true",
-                ));
-            }
+        let legacy = matches!(self.resource_version.as_str(), "" | "0");
+        let defaulted = self.send_initial_events.is_none()
+            && self.resource_version_match == ResourceVersionMatch::Unset
+            && legacy;
+        let (send_initial_events, m) = match defaulted {
+            true => (Some(true), &ResourceVersionMatch::NotOlderThan),
+            false => (self.send_initial_events, &self.resource_version_match),
+        };
+        if send_initial_events.is_some() && *m != ResourceVersionMatch::NotOlderThan {
+            errs.push(forbidden(
+                "resourceVersionMatch",
+                "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+            ));
         }
         if *m != ResourceVersionMatch::Unset {
-            if self.send_initial_events.is_none() {
+            if send_initial_events.is_none() {
                 errs.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"));
             }
             if *m != ResourceVersionMatch::NotOlderThan {
@@ -153,30 +156,52 @@ impl ListOptions {
     }
 }
 
-/// Options of writes (create, update, patch, delete).
-#[derive(Debug, Default, Clone)]
-pub struct WriteOptions {
-    pub dry_run: bool,
-    pub field_validation: FieldValidation,
-    /// `fieldManager` (empty when absent; the User-Agent then names the manager).
-    pub field_manager: String,
+/// A get's `resourceVersion` as kube's storage parses it: unparsable, it is kube's 500
+/// with storage's text; we answer that text with a 400 (issue 12 keeps the deviation).
+pub fn check_get_resource_version(query: &Query) -> Result<(), ApiError> {
+    let rv = query.get("resourceVersion").unwrap_or_default();
+    parse_resource_version(rv)
+        .map(|_| ())
+        .map_err(ApiError::BadRequest)
 }
 
-/// `fieldValidation`: what a write does with fields the schema does not know and with
-/// duplicate fields. An empty or absent directive means `Warn`, as in kube.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub enum FieldValidation {
-    Ignore,
-    #[default]
-    Warn,
-    Strict,
+/// An integer parameter as the parameter codec decodes it (Go's `strconv.ParseInt`): a
+/// failure is a 400 with Go's `NumError` text alone.
+pub(crate) fn int_param(value: &str) -> Result<i64, ApiError> {
+    value
+        .parse::<i64>()
+        .map_err(|e| ApiError::BadRequest(num_error("ParseInt", value, &e)))
 }
 
-fn int_param(name: &str, value: &str) -> Result<i64, ApiError> {
-    value.parse::<i64>().map_err(|_| {
-        ApiError::BadRequest(format!(
-            "invalid value for {name}: strconv.ParseInt: parsing {value:?}: invalid syntax"
-        ))
+/// Go's `strconv.NumError` text: `strconv.<func>: parsing "<value>": <why>`.
+fn num_error(func: &str, value: &str, err: &std::num::ParseIntError) -> String {
+    use std::num::IntErrorKind;
+    let why = match err.kind() {
+        IntErrorKind::PosOverflow | IntErrorKind::NegOverflow => "value out of range",
+        _ => "invalid syntax",
+    };
+    format!("strconv.{func}: parsing {}: {why}", quote(value))
+}
+
+/// `APIObjectVersioner.ParseResourceVersion`: empty and `0` are none; anything else must
+/// be an unsigned integer, else storage's Invalid error text (`resourceVersion: Invalid
+/// value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`).
+pub fn parse_resource_version(value: &str) -> Result<u64, String> {
+    if value.is_empty() || value == "0" {
+        return Ok(0);
+    }
+    // ParseUint takes no sign, which Rust's parser would.
+    let parsed = match value.strip_prefix('+') {
+        Some(_) => "x".parse::<u64>(),
+        None => value.parse::<u64>(),
+    };
+    parsed.map_err(|e| {
+        let cause = FieldError::invalid(
+            "resourceVersion",
+            &serde_json::Value::String(value.to_string()),
+            &num_error("ParseUint", value, &e),
+        );
+        cause.message()
     })
 }
 
@@ -191,13 +216,13 @@ impl ListOptions {
             .map_err(|e| selector_error(&e))?;
         let timeout = match query.get("timeoutSeconds") {
             Some(v) => {
-                let secs = int_param("timeoutSeconds", v)?;
+                let secs = int_param(v)?;
                 (secs > 0).then(|| Duration::from_secs(secs.unsigned_abs()))
             }
             None => None,
         };
         let limit = match query.get("limit") {
-            Some(v) => usize::try_from(int_param("limit", v)?.max(0)).unwrap_or(usize::MAX),
+            Some(v) => usize::try_from(int_param(v)?.max(0)).unwrap_or(usize::MAX),
             None => 0,
         };
         let resource_version_match = match query.get("resourceVersionMatch").unwrap_or_default() {
@@ -237,7 +262,31 @@ impl ListOptions {
             .check_supported(selectable)
             .map_err(|e| ApiError::BadRequest(e.to_string()))?;
         options.restrict_to_name(&info.name)?;
+        options.check_versions(info.verb == Verb::Watch)?;
         Ok(options)
+    }
+
+    /// What kube's storage checks before reading (`storage.ValidateListOptions`): a list's
+    /// continue token decodes and comes without a resourceVersion; otherwise the
+    /// resourceVersion parses. A watch's unparsable resourceVersion is kube's 500; we
+    /// answer 400 as for a list (issue 12 keeps that deviation).
+    fn check_versions(&self, watch: bool) -> Result<(), ApiError> {
+        let rv = self.resource_version.as_str();
+        if !watch && !self.continue_token.is_empty() {
+            crate::request::continuation::decode(&self.continue_token)?;
+            if !rv.is_empty() && rv != "0" {
+                return Err(ApiError::BadRequest(
+                    "specifying resource version is not allowed when using continue".into(),
+                ));
+            }
+            return Ok(());
+        }
+        parse_resource_version(rv).map(|_| ()).map_err(|e| {
+            ApiError::BadRequest(match watch {
+                true => e,
+                false => format!("invalid resource version: {e}"),
+            })
+        })
     }
 
     /// kube's `ListResource` for a request whose info carries a name (the deprecated
@@ -261,116 +310,12 @@ impl ListOptions {
     }
 }
 
-impl WriteOptions {
-    /// `dryRun` (only `All`) and `fieldValidation` checked as kube checks them: a 422
-    /// naming the options kind (`CreateOptions`, `UpdateOptions`, `PatchOptions`,
-    /// `DeleteOptions`).
-    /// `dryRun` is a list in kube's options (every value counts); `fieldValidation` is a
-    /// string (the first value counts).
-    pub fn from_query(query: &Query, options_kind: &str) -> Result<WriteOptions, ApiError> {
-        let dry_run: Vec<&str> = query.all("dryRun").collect();
-        let field_manager = query.get("fieldManager").unwrap_or_default().to_string();
-        // DeleteOptions carry no fieldManager; the others validate it first.
-        let mut causes = if options_kind == "DeleteOptions" {
-            Vec::new()
-        } else {
-            field_manager_problems(&field_manager)
-        };
-        if dry_run.iter().any(|v| *v != "All") {
-            let rendered = serde_json::to_string(&dry_run).unwrap_or_default();
-            causes.push(FieldError {
-                reason: ErrorType::NotSupported,
-                field: "dryRun".into(),
-                detail: format!("Unsupported value: {rendered}: supported values: \"All\""),
-            });
-        }
-        let field_validation = match query.get("fieldValidation").unwrap_or_default() {
-            "" | "Warn" => FieldValidation::Warn,
-            "Ignore" => FieldValidation::Ignore,
-            "Strict" => FieldValidation::Strict,
-            other => {
-                causes.push(not_supported(
-                    "fieldValidation",
-                    other,
-                    "\"\", \"Ignore\", \"Strict\", \"Warn\"",
-                ));
-                FieldValidation::default()
-            }
-        };
-        if !causes.is_empty() {
-            return Err(ApiError::Invalid {
-                group: "meta.k8s.io".into(),
-                kind: options_kind.into(),
-                name: String::new(),
-                causes,
-            });
-        }
-        Ok(WriteOptions {
-            dry_run: !dry_run.is_empty(),
-            field_validation,
-            field_manager,
-        })
-    }
-}
-
-impl WriteOptions {
-    /// `ValidatePatchOptions`: `force` only for apply, `fieldManager` required for it,
-    /// then the options every write checks. Returns the options and `force`.
-    pub fn for_patch(query: &Query, apply: bool) -> Result<(WriteOptions, bool), ApiError> {
-        let force = query.get("force");
-        let mut causes = Vec::new();
-        if !apply && force.is_some() {
-            causes.push(forbidden(
-                "force",
-                "may not be specified for non-apply patch",
-            ));
-        }
-        if apply && query.get("fieldManager").unwrap_or_default().is_empty() {
-            causes.push(FieldError::required(
-                "fieldManager",
-                "is required for apply patch",
-            ));
-        }
-        let more = match WriteOptions::from_query(query, "PatchOptions") {
-            Ok(options) if causes.is_empty() => {
-                return Ok((options, force.is_some_and(query_bool)));
-            }
-            Ok(_) => Vec::new(),
-            Err(ApiError::Invalid { causes, .. }) => causes,
-            Err(e) => return Err(e),
-        };
-        causes.extend(more);
-        Err(ApiError::Invalid {
-            group: "meta.k8s.io".into(),
-            kind: "PatchOptions".into(),
-            name: String::new(),
-            causes,
-        })
-    }
-}
-
-/// `ValidateFieldManager` as field errors on `fieldManager`.
-fn field_manager_problems(name: &str) -> Vec<FieldError> {
-    use crate::fieldmanager::managed::{FieldManagerError, validate_field_manager};
-    validate_field_manager(name)
-        .into_iter()
-        .map(|e| match e {
-            FieldManagerError::TooLong { max } => FieldError {
-                reason: ErrorType::TooLong,
-                field: "fieldManager".into(),
-                detail: format!("Too long: may not be more than {max} bytes"),
-            },
-            FieldManagerError::Invalid { detail } => FieldError::invalid(
-                "fieldManager",
-                &serde_json::Value::String(name.to_string()),
-                &detail,
-            ),
-        })
-        .collect()
-}
-
 mod delete;
 #[cfg(test)]
 mod tests;
+mod timeout;
+mod write;
 
 pub use delete::{DeleteOptions, Preconditions, Propagation};
+pub use timeout::{parse_go_duration, request_timeout};
+pub use write::{FieldValidation, WriteOptions};

@@ -251,7 +251,8 @@ async fn handle(
     let body = read_body_by(deadline, parts.method.clone(), body);
     let path = parts.uri.path().to_string();
     let query = parts.uri.query().unwrap_or_default().to_string();
-    handlers::serve(
+    let method = parts.method.clone();
+    let resp = handlers::serve(
         &state,
         parts.method,
         &path,
@@ -261,7 +262,8 @@ async fn handle(
         certs,
     )
     .await
-    .into_response()
+    .into_response();
+    super::head::answer(&method, resp)
 }
 
 /// kube's text when a request outlives `--request-timeout`.

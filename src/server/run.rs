@@ -16,6 +16,7 @@ use crate::crd::catalog::Catalog;
 use crate::handlers::AppState;
 use crate::handlers::state::Lifecycle;
 use crate::metrics::Metrics;
+use crate::namespaces::NamespaceLifecycle;
 use crate::server::inflight::InFlight;
 use crate::server::serving::ServingFiles;
 use crate::server::{accept, pki, shutdown, tls};
@@ -117,6 +118,9 @@ pub async fn run(
     let metrics = Arc::new(Metrics::new());
     let (authenticator, authorizer) = authenticator(flags, &metrics).await?;
     let store = open_store(&config.store).await?;
+    let namespaces = NamespaceLifecycle::from_cluster(flags.auth.kubeconfig.as_deref())
+        .await
+        .map_err(|e| StartError::Delegation(e.to_string()))?;
     let inflight = InFlight::new(
         flags.limits.max_requests_inflight,
         flags.limits.max_mutating_requests_inflight,
@@ -135,6 +139,7 @@ pub async fn run(
         inflight,
         request_timeout: flags.request_timeout,
         storage_probe: Default::default(),
+        namespaces,
     });
     if !flags.compaction_interval.is_zero() {
         tokio::spawn(compact_periodically(store, flags.compaction_interval));

@@ -7,6 +7,8 @@
 //! - [`jsonpath`]: client-go's JSONPath templates, parsed once and evaluated per object.
 //! - [`duration`], [`timestamp`]: `HumanDuration` and `metav1.Time` parsing for ages.
 //! - `partial`: the `PartialObjectMetadata` a row embeds (Go-compatible text is [`crate::gofmt`]).
+//! - [`transform`]: responses converted as the Accept header asks (Table,
+//!   `PartialObjectMetadata`, `PartialObjectMetadataList`).
 
 use crate::gofmt;
 
@@ -18,12 +20,14 @@ pub mod render;
 #[cfg(test)]
 mod tests;
 pub mod timestamp;
+pub mod transform;
 
 pub use convert::{
     CREATION_TIMESTAMP_DESCRIPTION, NAME_DESCRIPTION, PrinterColumn, TableConvertor,
 };
 pub use duration::human_duration;
 pub use render::{IncludeObject, MetaVersion, TableOptions};
+pub use transform::{Conversion, ListMeta, TransformError};
 
 /// Why printer columns or a Table request are refused; the texts are upstream's.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

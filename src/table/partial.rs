@@ -34,8 +34,8 @@ fn metadata(object: &Value) -> &Map<String, Value> {
         .unwrap_or(&EMPTY)
 }
 
-/// ObjectMeta re-serialized from its getters (`omitempty` fields dropped when empty; a
-/// missing or unparsable `creationTimestamp` is `null`, as a zero `metav1.Time` marshals).
+/// ObjectMeta re-serialized from its getters (`omitempty` fields dropped when empty, and a
+/// missing or unparsable `creationTimestamp`).
 fn object_meta(object: &Value) -> Map<String, Value> {
     let meta = metadata(object);
     let mut out = Map::new();
@@ -63,11 +63,10 @@ fn object_meta(object: &Value) -> Map<String, Value> {
     {
         out.insert("generation".to_owned(), Value::from(generation));
     }
-    let created = time_field(meta, "creationTimestamp");
-    out.insert(
-        "creationTimestamp".to_owned(),
-        created.map_or(Value::Null, Value::String),
-    );
+    // `omitzero` since 1.35: a missing or zero creationTimestamp is left out.
+    if let Some(created) = time_field(meta, "creationTimestamp") {
+        out.insert("creationTimestamp".to_owned(), Value::String(created));
+    }
     for (key, value) in optional_fields(meta) {
         if let Some(value) = value {
             out.insert(key.to_owned(), value);

@@ -316,7 +316,7 @@ fn table_initial_events_end_bookmark_is_metadata_unless_object() {
     }
     let partial = &convertor.table_for_object(&bookmark, TableOptions::default(), now())["rows"][0]
         ["object"]["metadata"];
-    assert_eq!(partial["creationTimestamp"], Value::Null);
+    assert_eq!(partial.get("creationTimestamp"), None, "omitzero");
 }
 
 #[test]
@@ -341,4 +341,39 @@ fn include_object_parse_accepts_upstream_values() {
             "value {value:?}"
         );
     }
+}
+
+#[test]
+fn convert_list_and_object_shapes_match_upstream() {
+    let convertor = TableConvertor::new(&[]).unwrap();
+    let meta = ListMeta {
+        resource_version: "7".into(),
+        continue_token: String::new(),
+        remaining_item_count: Some(2),
+    };
+    let list = |items: &[Value], conversion| {
+        convertor.convert_list(items, &meta, conversion, MetaVersion::V1beta1, now())
+    };
+    let partial = list(&[crontab()], Conversion::PartialObjectMetadataList).unwrap();
+    assert_eq!(partial["apiVersion"], "meta.k8s.io/v1beta1");
+    assert_eq!(
+        partial["metadata"],
+        json!({"resourceVersion": "7", "remainingItemCount": 2})
+    );
+    assert_eq!(partial["items"][0]["kind"], "PartialObjectMetadata");
+    let empty = list(&[], Conversion::PartialObjectMetadataList).unwrap();
+    assert_eq!(empty.get("items"), Some(&Value::Null), "a nil slice");
+    let refused = list(&[], Conversion::PartialObjectMetadata).unwrap_err();
+    assert_eq!(refused, TransformError::ListAsPartialObjectMetadata);
+    let one = |conversion| {
+        let options = TableOptions::default();
+        convertor.convert_object(&crontab(), conversion, MetaVersion::V1, options, now())
+    };
+    assert_eq!(
+        one(Conversion::PartialObjectMetadataList),
+        Err(TransformError::NotAList)
+    );
+    let object = one(Conversion::PartialObjectMetadata).unwrap();
+    assert_eq!(object["metadata"]["name"], "my-cron");
+    assert_eq!(object.get("spec"), None);
 }

@@ -4,6 +4,8 @@
 //!   `kube-system/extension-apiserver-authentication`, whose changes are watch events;
 //! - `POST` TokenReview (`authentication.k8s.io/v1`) answered from a token table;
 //! - `POST` SubjectAccessReview (`authorization.k8s.io/v1`) answered by a scripted policy;
+//! - `GET` (list, get, watch) of namespaces that tests add, terminate and delete
+//!   (`fake_kube_namespaces.rs`);
 //!
 //! and recording every review it gets. Clients must present the kubeconfig's bearer token
 //! ([`SERVICE_ACCOUNT_TOKEN`]), as the server's service account would.
@@ -14,6 +16,8 @@
 
 #[path = "delegated.rs"]
 pub mod delegated;
+#[path = "fake_kube_namespaces.rs"]
+pub mod namespaces;
 #[path = "fake_kube_wire.rs"]
 mod wire;
 
@@ -82,6 +86,7 @@ struct State {
 struct Shared {
     state: Mutex<State>,
     events: broadcast::Sender<(u64, String)>,
+    namespaces: namespaces::Namespaces,
 }
 
 /// A running fake; stopped on drop.
@@ -120,6 +125,7 @@ impl FakeKube {
                 policy: Box::new(|_| Decision::allow("")),
             }),
             events: broadcast::channel(64).0,
+            namespaces: Default::default(),
         });
         let config = wire::tls_config(&serving);
         let (stop, stopped) = oneshot::channel();

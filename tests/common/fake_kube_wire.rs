@@ -1,6 +1,7 @@
 //! The fake kube-apiserver's HTTP side: TLS accept loop and the handlers for the
 //! ConfigMap (list, get, watch), TokenReview and SubjectAccessReview, in the real wire
-//! format (`metav1.Status` errors, `{"type","object"}` watch lines).
+//! format (`metav1.Status` errors, `{"type","object"}` watch lines); namespaces are
+//! served by `fake_kube_namespaces.rs`.
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
@@ -20,6 +21,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
+use super::namespaces::{self, NAMESPACES};
 use super::{CONFIGMAPS, NAME, SERVICE_ACCOUNT_TOKEN, Shared};
 
 pub fn tls_config(serving: &pki::Pem) -> Arc<rustls::ServerConfig> {
@@ -62,7 +64,7 @@ pub async fn serve(
     }
 }
 
-fn reply(code: StatusCode, body: &Value) -> Response<Body> {
+pub(super) fn reply(code: StatusCode, body: &Value) -> Response<Body> {
     let mut resp = Response::new(Body::from(body.to_string()));
     *resp.status_mut() = code;
     resp.headers_mut()
@@ -116,6 +118,15 @@ async fn handle(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<Body> 
                 Some(data) => reply(StatusCode::OK, &configmap(data, state.revision)),
                 None => status(404, "NotFound", &format!("configmaps \"{NAME}\" not found")),
             }
+        }
+        (Method::GET, p)
+            if p == NAMESPACES
+                || p.strip_prefix(NAMESPACES)
+                    .and_then(|n| n.strip_prefix('/'))
+                    .is_some_and(|n| !n.is_empty() && !n.contains('/')) =>
+        {
+            let query = req.uri().query().unwrap_or_default().to_string();
+            namespaces::serve(shared, p, &query).await
         }
         (Method::POST, "/apis/authentication.k8s.io/v1/tokenreviews") => {
             token_review(shared, body_json(req).await)

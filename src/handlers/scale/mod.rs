@@ -19,7 +19,7 @@ use crate::handlers::context::Target;
 use crate::handlers::managed::manager_name;
 use crate::handlers::object::read;
 use crate::handlers::{AppState, Call, Reply};
-use crate::request::body::decode_object;
+use crate::request::body::decode_scale;
 use crate::request::negotiate::{BodyFormat, Representation, body_format, negotiate, patch_format};
 use crate::request::options::WriteOptions;
 
@@ -55,7 +55,7 @@ fn json_family(r: Representation) -> Representation {
 
 pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
     let options = WriteOptions::from_query(&call.query, "UpdateOptions")?;
-    let body = decode_object(&call.body, body_format(call.header("content-type"))?)?;
+    let body = decode_scale(&call.body, body_format(call.header("content-type"))?)?;
     let scale = view::decode_body(&body)?;
     let manager = manager_name(call, &options);
     write_scale(state, ctx, &options, ScaleWrite::Update { scale, manager }).await
@@ -73,7 +73,10 @@ pub async fn patch(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
         }
     } else {
         ScaleWrite::Patch {
-            change: Change::Patch(format, decode_patch(&call.body)?),
+            change: Change::Patch(
+                format,
+                decode_patch(&call.body, format, options.field_validation)?,
+            ),
             manager: manager_name(call, &options),
         }
     };

@@ -64,6 +64,21 @@ fn parse_resource_paths_match_upstream_table() {
         ("GET", "/apis/ex.io/v1/foos/a/scale/", "get|apis|ex.io|v1||foos|scale|a|foos/a/scale"),
         ("GET", "/apis/ex.io/v1//foos", "get|apis|ex.io|v1||||foos|/foos"),
         ("GET", "/apis/ex.io/v1/namespaces/ns/foos/a%2Fb", "get|apis|ex.io|v1|ns|foos|b|a|foos/a/b"),
+        // Dot segments are kept as they come (no cleaning), `%2E%2E` decoded to one.
+        ("GET", "/apis/ex.io/v1/namespaces/ns/foos/..", "get|apis|ex.io|v1|ns|foos||..|foos/.."),
+        ("PUT", "/apis/ex.io/v1/namespaces/ns/foos/.", "update|apis|ex.io|v1|ns|foos||.|foos/."),
+        ("GET", "/apis/ex.io/v1/namespaces/ns/foos/%2E%2E", "get|apis|ex.io|v1|ns|foos||..|foos/.."),
+        ("GET", "/apis/ex.io/v1/namespaces/ns/foos/a/..", "get|apis|ex.io|v1|ns|foos|..|a|foos/a/.."),
+        ("GET", "/apis/ex.io/v1/namespaces/ns/foos/../foos/a", "get|apis|ex.io|v1|ns|foos|foos|..|foos/../foos/a"),
+        // Empty segments count: `//name` is a list with subresource `name`, `a//status` has none.
+        ("GET", "/apis/ex.io/v1/namespaces/ns/foos//a", "list|apis|ex.io|v1|ns|foos|a||foos//a"),
+        ("GET", "/apis/ex.io/v1/namespaces/ns/foos/a//status", "get|apis|ex.io|v1|ns|foos||a|foos/a//status"),
+        ("GET", "/apis/ex.io/v1/namespaces/ns//foos", "get|apis|ex.io|v1|ns|||foos|/foos"),
+        ("GET", "/apis/ex.io/v1/namespaces/ns/foos/a%2fb/status", "get|apis|ex.io|v1|ns|foos|b|a|foos/a/b/status"),
+        ("GET", "/apis/ex.io/v1/namespaces/ns/foos/a%2Fstatus", "get|apis|ex.io|v1|ns|foos|status|a|foos/a/status"),
+        ("GET", "/apis/ex.io/v1/namespaces/ns/foos/a%00b", "get|apis|ex.io|v1|ns|foos||a\0b|foos/a\0b"),
+        ("GET", "/apis/ex.io/v1/namespaces/ns/foos/a%31", "get|apis|ex.io|v1|ns|foos||a1|foos/a1"),
+        ("OPTIONS", "/apis/ex.io/v1/namespaces/ns/foos/a/status", "|apis|ex.io|v1|ns|foos|status|a|foos/a/status"),
     ];
     for (method, url, want) in cases {
         let (path, query) = split_url(url);
@@ -166,5 +181,25 @@ fn subresource_parse_names_known_and_keeps_other_text() {
         assert_eq!(got, want, "{name:?}");
         assert_eq!(got.as_str(), name, "{name:?} round trip");
         assert_eq!(got.is_empty(), name.is_empty(), "{name:?} is_empty");
+    }
+}
+
+#[test]
+fn path_segment_name_errors_match_is_path_segment_name() {
+    #[rustfmt::skip]
+    let cases: [(&str, &[&str]); 9] = [
+        ("a", &[]),
+        ("", &[]),
+        ("a.b", &[]),
+        ("...", &[]),
+        ("..", &["may not be '..'"]),
+        (".", &["may not be '.'"]),
+        ("a/b", &["may not contain '/'"]),
+        ("a%b/c", &["may not contain '/'", "may not contain '%'"]),
+        ("a\0b", &[]),
+    ];
+    for (name, want) in cases {
+        assert_eq!(path_segment_name_errors(name), want, "{name:?}");
+        assert_eq!(is_path_segment_name(name), want.is_empty(), "{name:?}");
     }
 }

@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
-use super::WriteOptions;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorType, FieldError};
+use crate::gofmt::quote;
 use crate::request::query::{Query, query_bool};
 
 /// Preconditions of a delete (metav1.DeleteOptions.preconditions).
@@ -33,24 +33,98 @@ impl Propagation {
             Propagation::Foreground => Some("foregroundDeletion"),
         }
     }
+}
 
-    fn parse(value: &str) -> Result<Propagation, ApiError> {
-        match value {
-            "" | "Background" => Ok(Propagation::Background),
-            "Orphan" => Ok(Propagation::Orphan),
-            "Foreground" => Ok(Propagation::Foreground),
-            other => Err(ApiError::Invalid {
-                group: "meta.k8s.io".into(),
-                kind: "DeleteOptions".into(),
-                name: String::new(),
-                causes: vec![crate::error::FieldError {
-                    reason: crate::error::ErrorType::NotSupported,
-                    field: "propagationPolicy".into(),
-                    detail: format!(
-                        "Unsupported value: {other:?}: supported values: \"Foreground\", \"Background\", \"Orphan\""
-                    ),
-                }],
-            }),
+/// metav1.DeleteOptions as decoded, before validation: from the body when there is one,
+/// else from the query (kube reads one or the other, never both).
+#[derive(Default)]
+struct Decoded {
+    orphan_dependents: Option<bool>,
+    propagation_policy: Option<String>,
+    dry_run: Vec<String>,
+    preconditions: Preconditions,
+}
+
+impl Decoded {
+    /// The parameter codec's reading, fields in the struct's order: gracePeriodSeconds
+    /// must be an integer (a 400 with Go's text), the rest are read as they come.
+    fn from_query(query: &Query) -> Result<Decoded, ApiError> {
+        if let Some(grace) = query.get("gracePeriodSeconds") {
+            super::int_param(grace)?;
+        }
+        Ok(Decoded {
+            orphan_dependents: query.get("orphanDependents").map(query_bool),
+            propagation_policy: query.get("propagationPolicy").map(str::to_string),
+            dry_run: query.all("dryRun").map(str::to_string).collect(),
+            preconditions: Preconditions::default(),
+        })
+    }
+
+    fn from_body(body: &Value) -> Decoded {
+        let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_string);
+        let pre = body.get("preconditions").unwrap_or(&Value::Null);
+        let dry_run = body.get("dryRun").and_then(Value::as_array);
+        Decoded {
+            orphan_dependents: body.get("orphanDependents").and_then(Value::as_bool),
+            propagation_policy: text(body, "propagationPolicy"),
+            dry_run: dry_run
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect(),
+            preconditions: Preconditions {
+                uid: text(pre, "uid"),
+                resource_version: text(pre, "resourceVersion"),
+            },
+        }
+    }
+
+    /// `ValidateDeleteOptions`: one 422 listing every problem.
+    fn validate(&self) -> Result<(), ApiError> {
+        let mut causes = Vec::new();
+        if let (Some(_), Some(policy)) = (self.orphan_dependents, &self.propagation_policy) {
+            causes.push(FieldError::invalid(
+                "propagationPolicy",
+                &Value::String(policy.clone()),
+                "orphanDependents and deletionPropagation cannot be both set",
+            ));
+        }
+        if let Some(policy) = &self.propagation_policy
+            && !matches!(policy.as_str(), "Foreground" | "Background" | "Orphan")
+        {
+            causes.push(FieldError {
+                reason: ErrorType::NotSupported,
+                field: "propagationPolicy".into(),
+                detail: format!(
+                    "Unsupported value: {}: supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"",
+                    quote(policy)
+                ),
+            });
+        }
+        if self.dry_run.iter().any(|v| v != "All") {
+            let rendered = serde_json::to_string(&self.dry_run).unwrap_or_default();
+            causes.push(FieldError {
+                reason: ErrorType::NotSupported,
+                field: "dryRun".into(),
+                detail: format!("Unsupported value: {rendered}: supported values: \"All\""),
+            });
+        }
+        if causes.is_empty() {
+            return Ok(());
+        }
+        Err(ApiError::Invalid {
+            group: "meta.k8s.io".into(),
+            kind: "DeleteOptions".into(),
+            name: String::new(),
+            causes,
+        })
+    }
+
+    fn propagation(&self) -> Propagation {
+        match (self.orphan_dependents, self.propagation_policy.as_deref()) {
+            (Some(true), _) | (_, Some("Orphan")) => Propagation::Orphan,
+            (_, Some("Foreground")) => Propagation::Foreground,
+            _ => Propagation::Background,
         }
     }
 }
@@ -65,37 +139,73 @@ pub struct DeleteOptions {
 }
 
 impl DeleteOptions {
-    /// Query parameters first, then an optional DeleteOptions body.
+    /// The DeleteOptions body when there is one, else the query; then kube's validation.
     pub fn parse(query: &Query, body: Option<&Value>) -> Result<DeleteOptions, ApiError> {
-        let mut o = DeleteOptions {
-            dry_run: WriteOptions::from_query(query, "DeleteOptions")?.dry_run,
-            ..DeleteOptions::default()
+        let decoded = match body {
+            Some(body) => Decoded::from_body(body),
+            None => Decoded::from_query(query)?,
         };
-        // orphanDependents (deprecated) is decoded before propagationPolicy, as the
-        // fields are ordered in metav1.DeleteOptions; each reads its first value
-        if query.get("orphanDependents").is_some_and(query_bool) {
-            o.propagation = Propagation::Orphan;
+        decoded.validate()?;
+        Ok(DeleteOptions {
+            propagation: decoded.propagation(),
+            dry_run: !decoded.dry_run.is_empty(),
+            preconditions: decoded.preconditions,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(query: &str, body: Option<Value>) -> Result<DeleteOptions, String> {
+        DeleteOptions::parse(&Query::parse(query), body.as_ref()).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn parse_query_errors_as_kube() {
+        let invalid = "DeleteOptions.meta.k8s.io \"\" is invalid: ";
+        let cases = [
+            (
+                "gracePeriodSeconds=abc&propagationPolicy=Bogus",
+                r#"strconv.ParseInt: parsing "abc": invalid syntax"#.to_string(),
+            ),
+            (
+                "propagationPolicy=",
+                format!(
+                    r#"{invalid}propagationPolicy: Unsupported value: "": supported values: "Foreground", "Background", "Orphan", "nil""#
+                ),
+            ),
+            (
+                "propagationPolicy=Orphan&orphanDependents=false",
+                format!(
+                    r#"{invalid}propagationPolicy: Invalid value: "Orphan": orphanDependents and deletionPropagation cannot be both set"#
+                ),
+            ),
+            (
+                "propagationPolicy=Bogus&dryRun=x",
+                format!(
+                    r#"{invalid}[propagationPolicy: Unsupported value: "Bogus": supported values: "Foreground", "Background", "Orphan", "nil", dryRun: Unsupported value: ["x"]: supported values: "All"]"#
+                ),
+            ),
+        ];
+        for (query, want) in cases {
+            assert_eq!(parse(query, None).err(), Some(want), "{query}");
         }
-        if let Some(policy) = query.get("propagationPolicy") {
-            o.propagation = Propagation::parse(policy)?;
-        }
-        let Some(body) = body else { return Ok(o) };
-        if let Some(policy) = body.get("propagationPolicy").and_then(Value::as_str) {
-            o.propagation = Propagation::parse(policy)?;
-        }
-        if body.get("orphanDependents").and_then(Value::as_bool) == Some(true) {
-            o.propagation = Propagation::Orphan;
-        }
-        if let Some(pre) = body.get("preconditions") {
-            o.preconditions.uid = pre.get("uid").and_then(Value::as_str).map(str::to_string);
-            o.preconditions.resource_version = pre
-                .get("resourceVersion")
-                .and_then(Value::as_str)
-                .map(str::to_string);
-        }
-        if let Some(dry) = body.get("dryRun").and_then(Value::as_array) {
-            o.dry_run |= dry.iter().any(|v| v == "All");
-        }
-        Ok(o)
+    }
+
+    #[test]
+    fn parse_body_replaces_query() {
+        let body = serde_json::json!({"propagationPolicy": "Foreground", "dryRun": ["All"], "preconditions": {"uid": "u"}});
+        let got = parse("propagationPolicy=Bogus&gracePeriodSeconds=x", Some(body)).unwrap();
+        assert_eq!(got.propagation, Propagation::Foreground);
+        assert!(got.dry_run);
+        assert_eq!(got.preconditions.uid.as_deref(), Some("u"));
+        let got = parse(
+            "orphanDependents=true&gracePeriodSeconds=30&dryRun=All",
+            None,
+        )
+        .unwrap();
+        assert_eq!((got.propagation, got.dry_run), (Propagation::Orphan, true));
     }
 }

@@ -46,7 +46,16 @@ fn list_options_validate_matches_kube_rules() {
             true,
             &[
                 "resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
-                "allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true",
+            ],
+        ),
+        ("plain watch", true, &[]),
+        ("resourceVersion=5", true, &[]),
+        (
+            // a legacy watch is defaulted to initial events from NotOlderThan
+            "continue=abc",
+            true,
+            &[
+                "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided",
             ],
         ),
         (
@@ -119,4 +128,85 @@ fn for_request_name_narrows_or_conflicts_with_selector() {
     let unsupported = q("fieldSelector=spec.x%3D1");
     let err = ListOptions::for_request(&named, &unsupported, &fields).expect_err("field first");
     assert_eq!(err.to_string(), "field label not supported: spec.x");
+}
+
+#[test]
+fn from_query_bad_integers_are_go_num_errors() {
+    let cases = [
+        (
+            "limit=abc",
+            r#"strconv.ParseInt: parsing "abc": invalid syntax"#,
+        ),
+        (
+            "timeoutSeconds=abc",
+            r#"strconv.ParseInt: parsing "abc": invalid syntax"#,
+        ),
+        ("limit=", r#"strconv.ParseInt: parsing "": invalid syntax"#),
+        (
+            "limit=99999999999999999999",
+            r#"strconv.ParseInt: parsing "99999999999999999999": value out of range"#,
+        ),
+    ];
+    for (query, want) in cases {
+        let err = ListOptions::from_query(&crate::request::query::Query::parse(query)).unwrap_err();
+        assert_eq!(
+            (err.code(), err.to_string().as_str()),
+            (400, want),
+            "{query}"
+        );
+    }
+}
+
+#[test]
+fn parse_resource_version_as_storage_words_it() {
+    assert_eq!(parse_resource_version(""), Ok(0));
+    assert_eq!(parse_resource_version("0"), Ok(0));
+    assert_eq!(parse_resource_version("42"), Ok(42));
+    for bad in ["abc", "-1", "+1"] {
+        assert_eq!(
+            parse_resource_version(bad),
+            Err(format!(
+                "resourceVersion: Invalid value: \"{bad}\": strconv.ParseUint: parsing \"{bad}\": invalid syntax"
+            ))
+        );
+    }
+}
+
+#[test]
+fn for_request_checks_continue_before_resource_version() {
+    use crate::request::info::parse;
+    let check = |url: &str| {
+        let (path, raw) = url.split_once('?').unwrap_or((url, ""));
+        let query = crate::request::query::Query::parse(raw);
+        let info = parse("GET", path, &query);
+        ListOptions::for_request(&info, &query, &["metadata.name"])
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    };
+    let list = "/apis/g/v1/namespaces/ns/things";
+    let garbage = "invalid continue token: continue key is not valid: invalid character '\\x81' looking for beginning of value";
+    assert_eq!(
+        check(&format!("{list}?continue=garbage&resourceVersion=1")),
+        Err(garbage.into())
+    );
+    let token = crate::request::continuation::encode(5, "x");
+    assert_eq!(
+        check(&format!("{list}?continue={token}&resourceVersion=1")),
+        Err("specifying resource version is not allowed when using continue".into())
+    );
+    assert_eq!(
+        check(&format!("{list}?continue={token}&resourceVersion=0")),
+        Ok(())
+    );
+    assert_eq!(
+        check(&format!("{list}?resourceVersion=abc")),
+        Err("invalid resource version: resourceVersion: Invalid value: \"abc\": strconv.ParseUint: parsing \"abc\": invalid syntax".into())
+    );
+    assert_eq!(
+        check(&format!("{list}?watch=1&resourceVersion=abc")),
+        Err("resourceVersion: Invalid value: \"abc\": strconv.ParseUint: parsing \"abc\": invalid syntax".into())
+    );
+    let get =
+        check_get_resource_version(&crate::request::query::Query::parse("resourceVersion=-1"));
+    assert_eq!(get.map_err(|e| e.code()), Err(400));
 }

@@ -1,0 +1,117 @@
+//! Namespaces from the host cluster: kube's NamespaceLifecycle admission, fed by a
+//! namespace list+watch. Writes into a namespace that does not exist answer 404
+//! (`namespaces "x" not found`), creates into a terminating one 403, and writes wait
+//! (up to kube's 10 s) for the first list, then answer 403 `not yet ready to handle
+//! request`. Reads and deletes are not checked, as in kube.
+//!
+//! The cluster is the one of k8s.io/apiserver's core API options: `--kubeconfig`, else
+//! the in-cluster service account. Without either (dev mode on a laptop) namespaces
+//! are not checked.
+//!
+//! - [`admission`]: the plugin's decision, pure.
+//! - [`cache`]: namespace phases and whether the first list arrived.
+//! - [`informer`]: the list+watch loop that fills the cache.
+//! - [`request`]: which requests are checked, and the refusals as kube's Status.
+
+pub mod admission;
+pub mod cache;
+pub mod informer;
+pub mod request;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Namespace;
+use kube::api::Api;
+
+use crate::authn::client::{ClientError, delegation_client};
+use admission::{Operation, Phase, Refusal, Seen, Step};
+use cache::Cache;
+
+/// kube's `timeToWaitForReady`: how long a write waits for the first list.
+const READY_WAIT: Duration = Duration::from_secs(10);
+/// kube's `missingNamespaceWait`: time for the watch to deliver a just-created namespace.
+const MISSING_NAMESPACE_WAIT: Duration = Duration::from_millis(50);
+/// Bound of the live lookup (client-go's default client timeout is unset; ours is not).
+const LOOKUP_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The namespace check of this server: followed from a cluster, or off.
+#[derive(Clone, Default)]
+pub struct NamespaceLifecycle(Option<Arc<Followed>>);
+
+impl NamespaceLifecycle {
+    /// No cluster: namespaces are not checked.
+    pub fn unchecked() -> Self {
+        NamespaceLifecycle(None)
+    }
+
+    /// Follows the namespaces of the cluster `--kubeconfig` (else in-cluster) names,
+    /// spawning the informer; unchecked when there is no cluster.
+    pub async fn from_cluster(kubeconfig: Option<&Path>) -> Result<Self, ClientError> {
+        let Some(client) = delegation_client(kubeconfig, None).await? else {
+            tracing::warn!(
+                "no --kubeconfig and not in a cluster: namespaces are not checked (NamespaceLifecycle is off)"
+            );
+            return Ok(Self::unchecked());
+        };
+        let followed = Arc::new(Followed {
+            cache: Arc::default(),
+            api: Api::all(client),
+        });
+        let informer = informer::Informer::new(followed.api.clone(), followed.cache.clone());
+        tokio::spawn(informer.run());
+        Ok(NamespaceLifecycle(Some(followed)))
+    }
+
+    pub fn followed(&self) -> Option<&Followed> {
+        self.0.as_deref()
+    }
+}
+
+/// The cache of a followed cluster, and the client for live lookups.
+pub struct Followed {
+    cache: Arc<Cache>,
+    api: Api<Namespace>,
+}
+
+impl Followed {
+    /// What the cache knows now, without waiting.
+    pub fn seen(&self, namespace: &str) -> Seen {
+        self.cache.seen(namespace)
+    }
+
+    /// The plugin's `Admit`: waits for the first list, reads the cache, waits briefly
+    /// for a missing namespace on create, and asks the cluster as a last resort.
+    pub async fn admit(&self, op: Operation, namespace: &str) -> Result<(), Refusal> {
+        if matches!(self.cache.seen(namespace), Seen::Unsynced) {
+            self.cache.wait_synced(READY_WAIT).await;
+        }
+        let mut step = admission::first_look(op, namespace, self.cache.seen(namespace));
+        if step == Step::Recheck {
+            tokio::time::sleep(MISSING_NAMESPACE_WAIT).await;
+            step = admission::after_recheck(op, self.cache.seen(namespace));
+        }
+        match step {
+            Step::Admit => Ok(()),
+            Step::Refuse(refusal) => Err(refusal),
+            Step::Recheck | Step::LookUp => {
+                admission::after_lookup(op, self.look_up(namespace).await?)
+            }
+        }
+    }
+
+    /// A live GET of the namespace (`None` when the cluster says NotFound).
+    async fn look_up(&self, namespace: &str) -> Result<Option<Phase>, Refusal> {
+        let lookup = tokio::time::timeout(LOOKUP_TIMEOUT, self.api.get_opt(namespace)).await;
+        match lookup {
+            Ok(Ok(found)) => {
+                Ok(found.map(|ns| Phase::of(ns.status.as_ref().and_then(|s| s.phase.as_deref()))))
+            }
+            Ok(Err(e)) => Err(Refusal::LookupFailed(e.to_string())),
+            Err(_) => Err(Refusal::LookupFailed(format!(
+                "no answer within {LOOKUP_TIMEOUT:?} looking up namespace {namespace}"
+            ))),
+        }
+    }
+}

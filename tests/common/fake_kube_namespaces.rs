@@ -1,0 +1,240 @@
+//! The fake kube-apiserver's namespaces, in the real wire format: `GET /api/v1/namespaces`
+//! (a `NamespaceList` with its resourceVersion; `?watch=1` streams `{"type","object"}`
+//! lines from the requested version on) and `GET /api/v1/namespaces/<name>` (the object,
+//! or kube's 404 Status). Tests add namespaces, mark them terminating, delete them, hold
+//! the list back, and drop every open watch. Starts with kube's `default`, `kube-system`
+//! and `kube-public`.
+
+use std::collections::BTreeMap;
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+
+use axum::body::Body;
+use bytes::Bytes;
+use futures::StreamExt;
+use http::{Response, StatusCode};
+use serde_json::{Value, json};
+use tokio::sync::{broadcast, watch};
+
+use super::FakeKube;
+use super::wire::reply;
+
+pub const NAMESPACES: &str = "/api/v1/namespaces";
+
+struct State {
+    /// name → object, as last written.
+    objects: BTreeMap<String, Value>,
+    revision: u64,
+    /// Watch event lines with their revision.
+    history: Vec<(u64, String)>,
+    lists: usize,
+    watches: usize,
+    /// Names asked for by a live GET, in order.
+    lookups: Vec<String>,
+}
+
+/// The namespaces part of the fake's shared state.
+pub struct Namespaces {
+    state: Mutex<State>,
+    events: broadcast::Sender<(u64, String)>,
+    /// While true, lists wait.
+    held: watch::Sender<bool>,
+    /// Bumped to end every open watch.
+    drops: watch::Sender<u64>,
+}
+
+impl Default for Namespaces {
+    fn default() -> Self {
+        let namespaces = Namespaces {
+            state: Mutex::new(State {
+                objects: BTreeMap::new(),
+                revision: 1000,
+                history: Vec::new(),
+                lists: 0,
+                watches: 0,
+                lookups: Vec::new(),
+            }),
+            events: broadcast::channel(64).0,
+            held: watch::channel(false).0,
+            drops: watch::channel(0).0,
+        };
+        for name in ["default", "kube-system", "kube-public"] {
+            namespaces.write(name, Some(false));
+        }
+        namespaces
+    }
+}
+
+/// A Namespace as kube-apiserver serves it.
+fn object(name: &str, rv: u64, terminating: bool) -> Value {
+    let mut ns = json!({"kind": "Namespace", "apiVersion": "v1",
+        "metadata": {"name": name, "uid": format!("uid-ns-{name}"), "resourceVersion": rv.to_string(),
+            "creationTimestamp": "2025-01-01T00:00:00Z",
+            "labels": {"kubernetes.io/metadata.name": name}},
+        "spec": {"finalizers": ["kubernetes"]},
+        "status": {"phase": "Active"}});
+    if terminating {
+        ns["metadata"]["deletionTimestamp"] = json!("2025-01-01T00:05:00Z");
+        ns["status"]["phase"] = json!("Terminating");
+    }
+    ns
+}
+
+impl Namespaces {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap()
+    }
+
+    /// Writes `name`: `Some(terminating)` adds or modifies it, `None` deletes it.
+    fn write(&self, name: &str, terminating: Option<bool>) {
+        let mut state = self.lock();
+        state.revision += 1;
+        let rv = state.revision;
+        let (kind, shown) = match (state.objects.contains_key(name), terminating) {
+            (false, Some(t)) => ("ADDED", object(name, rv, t)),
+            (true, Some(t)) => ("MODIFIED", object(name, rv, t)),
+            (true, None) => ("DELETED", object(name, rv, true)),
+            (false, None) => return,
+        };
+        match terminating {
+            Some(_) => state.objects.insert(name.to_string(), shown.clone()),
+            None => state.objects.remove(name),
+        };
+        let line = format!("{}\n", json!({"type": kind, "object": shown}));
+        state.history.push((rv, line.clone()));
+        let _ = self.events.send((rv, line));
+    }
+}
+
+impl FakeKube {
+    fn namespaces(&self) -> &Namespaces {
+        &self.shared.namespaces
+    }
+
+    /// Adds an Active namespace; watchers see ADDED.
+    pub fn add_namespace(&self, name: &str) {
+        self.namespaces().write(name, Some(false));
+    }
+
+    /// Marks a namespace as being deleted (deletionTimestamp, phase Terminating).
+    pub fn terminate_namespace(&self, name: &str) {
+        self.namespaces().write(name, Some(true));
+    }
+
+    /// Removes a namespace; watchers see DELETED.
+    pub fn delete_namespace(&self, name: &str) {
+        self.namespaces().write(name, None);
+    }
+
+    /// Namespace lists wait until [`FakeKube::release_namespace_list`].
+    pub fn hold_namespace_list(&self) {
+        self.namespaces().held.send_replace(true);
+    }
+
+    pub fn release_namespace_list(&self) {
+        self.namespaces().held.send_replace(false);
+    }
+
+    /// Ends every open namespace watch (the stream closes as on a server timeout).
+    pub fn drop_namespace_watches(&self) {
+        self.namespaces().drops.send_modify(|g| *g += 1);
+    }
+
+    /// Namespace lists answered so far.
+    pub fn namespace_lists(&self) -> usize {
+        self.namespaces().lock().lists
+    }
+
+    /// Namespace watches opened so far.
+    pub fn namespace_watches(&self) -> usize {
+        self.namespaces().lock().watches
+    }
+
+    /// Names of the namespaces fetched one by one (live lookups), in order.
+    pub fn namespace_lookups(&self) -> Vec<String> {
+        self.namespaces().lock().lookups.clone()
+    }
+}
+
+/// `GET /api/v1/namespaces[/<name>]`.
+pub(super) async fn serve(
+    namespaces: &Arc<super::Shared>,
+    path: &str,
+    query: &str,
+) -> Response<Body> {
+    let namespaces = &namespaces.namespaces;
+    let param = |key: &str| {
+        query.split('&').find_map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            (k == key).then(|| v.to_string())
+        })
+    };
+    if let Some(name) = path
+        .strip_prefix(NAMESPACES)
+        .and_then(|p| p.strip_prefix('/'))
+    {
+        return get(namespaces, name);
+    }
+    match param("watch").as_deref() {
+        Some("true" | "1") => {
+            let from = param("resourceVersion")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            watch_from(namespaces, from)
+        }
+        _ => list(namespaces).await,
+    }
+}
+
+fn get(namespaces: &Namespaces, name: &str) -> Response<Body> {
+    let mut state = namespaces.lock();
+    state.lookups.push(name.to_string());
+    match state.objects.get(name) {
+        Some(ns) => reply(StatusCode::OK, ns),
+        None => {
+            let body = json!({"kind": "Status", "apiVersion": "v1", "metadata": {},
+                "status": "Failure", "message": format!("namespaces \"{name}\" not found"),
+                "reason": "NotFound", "details": {"name": name, "kind": "namespaces"}, "code": 404});
+            reply(StatusCode::NOT_FOUND, &body)
+        }
+    }
+}
+
+async fn list(namespaces: &Namespaces) -> Response<Body> {
+    let mut held = namespaces.held.subscribe();
+    let _ = held.wait_for(|h| !*h).await;
+    let mut state = namespaces.lock();
+    state.lists += 1;
+    let items: Vec<Value> = state.objects.values().cloned().collect();
+    let body = json!({"kind": "NamespaceList", "apiVersion": "v1",
+        "metadata": {"resourceVersion": state.revision.to_string()}, "items": items});
+    reply(StatusCode::OK, &body)
+}
+
+fn watch_from(namespaces: &Namespaces, from: u64) -> Response<Body> {
+    let (past, live) = {
+        let mut state = namespaces.lock();
+        state.watches += 1;
+        let past: Vec<(u64, String)> = state
+            .history
+            .iter()
+            .filter(|(rv, _)| *rv > from)
+            .cloned()
+            .collect();
+        (past, namespaces.events.subscribe())
+    };
+    let mut drops = namespaces.drops.subscribe();
+    let dropped = async move {
+        let _ = drops.changed().await;
+    };
+    let live = tokio_stream::wrappers::BroadcastStream::new(live)
+        .filter_map(move |e| async move { e.ok().filter(|(rv, _)| *rv > from) });
+    let events = futures::stream::iter(past)
+        .chain(live)
+        .take_until(dropped)
+        .map(|(_, line)| Ok::<_, Infallible>(Bytes::from(line)));
+    let mut resp = Response::new(Body::from_stream(events));
+    resp.headers_mut()
+        .insert("content-type", "application/json".parse().unwrap());
+    resp
+}
