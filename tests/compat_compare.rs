@@ -23,8 +23,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use common::Server;
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
+use rustls::pki_types::ServerName;
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
@@ -62,20 +61,7 @@ struct Answer {
 
 /// TLS with the dev admin certificate, offering HTTP/2 only.
 fn connector(server: &Server) -> TlsConnector {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let mut roots = rustls::RootCertStore::empty();
-    for ca in CertificateDer::pem_file_iter(server.pki.join("serving-ca.crt")).unwrap() {
-        roots.add(ca.unwrap()).unwrap();
-    }
-    let chain: Vec<_> = CertificateDer::pem_file_iter(server.pki.join("admin.crt"))
-        .unwrap()
-        .map(|c| c.unwrap())
-        .collect();
-    let key = PrivateKeyDer::from_pem_file(server.pki.join("admin.key")).unwrap();
-    let mut config = rustls::ClientConfig::builder()
-        .with_root_certificates(roots)
-        .with_client_auth_cert(chain, key)
-        .unwrap();
+    let mut config = common::tls_config(&server.pki, Some(("admin.crt", "admin.key")));
     config.alpn_protocols = vec![b"h2".to_vec()];
     TlsConnector::from(Arc::new(config))
 }

@@ -6,28 +6,13 @@
 mod common;
 
 use common::Server;
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use serde_json::json;
 
 const CT: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
 
 /// The admin client offering only `alpn` (`http/1.1` or `h2`).
 fn client(server: &Server, alpn: &[u8]) -> reqwest::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let mut roots = rustls::RootCertStore::empty();
-    for ca in CertificateDer::pem_file_iter(server.pki.join("serving-ca.crt")).unwrap() {
-        roots.add(ca.unwrap()).unwrap();
-    }
-    let chain: Vec<_> = CertificateDer::pem_file_iter(server.pki.join("admin.crt"))
-        .unwrap()
-        .map(|c| c.unwrap())
-        .collect();
-    let key = PrivateKeyDer::from_pem_file(server.pki.join("admin.key")).unwrap();
-    let mut config = rustls::ClientConfig::builder()
-        .with_root_certificates(roots)
-        .with_client_auth_cert(chain, key)
-        .unwrap();
+    let mut config = common::tls_config(&server.pki, Some(("admin.crt", "admin.key")));
     config.alpn_protocols = vec![alpn.to_vec()];
     reqwest::Client::builder()
         .use_preconfigured_tls(config)

@@ -197,13 +197,23 @@ pub fn kubectl_at(kubeconfig: &Path, args: &[&str]) -> Output {
 }
 
 pub fn client_with(pki: &Path, identity: Option<(&str, &str)>) -> reqwest::Client {
+    reqwest::Client::builder()
+        .use_preconfigured_tls(tls_config(pki, identity))
+        .timeout(Duration::from_secs(30))
+        .build()
+        .expect("client")
+}
+
+/// TLS trusting the dev serving CA, with the client certificate `identity` (cert and key
+/// file names under `pki`) when given.
+pub fn tls_config(pki: &Path, identity: Option<(&str, &str)>) -> rustls::ClientConfig {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let mut roots = rustls::RootCertStore::empty();
     for ca in CertificateDer::pem_file_iter(pki.join("serving-ca.crt")).expect("ca") {
         roots.add(ca.expect("ca pem")).expect("add root");
     }
     let builder = rustls::ClientConfig::builder().with_root_certificates(roots);
-    let config = match identity {
+    match identity {
         Some((cert, key)) => {
             let chain: Vec<_> = CertificateDer::pem_file_iter(pki.join(cert))
                 .expect("cert")
@@ -215,12 +225,7 @@ pub fn client_with(pki: &Path, identity: Option<(&str, &str)>) -> reqwest::Clien
                 .expect("client auth")
         }
         None => builder.with_no_client_auth(),
-    };
-    reqwest::Client::builder()
-        .use_preconfigured_tls(config)
-        .timeout(Duration::from_secs(30))
-        .build()
-        .expect("client")
+    }
 }
 
 /// Runs the server (not dev mode) on the definitions at `crds` until it exits: for
