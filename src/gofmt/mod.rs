@@ -3,6 +3,7 @@
 //! # Layout
 //!
 //! - `quote`: [`quote()`], `strconv.Quote` (`%q`).
+//! - `duration`: [`parse_duration`], `time.ParseDuration` with its error texts.
 //! - `float`: [`float_v`] (`%v`, `strconv` `'g'` shortest) and [`float_json`]
 //!   (`encoding/json`), from Go's shortest round-trip digits (ties to even).
 //! - `json`: [`marshal`], [`marshal_float64`] and [`json_string`], `json.Marshal` with
@@ -10,6 +11,7 @@
 //! - `num`: [`Num`], a decoded number as Go holds it, and [`f64_to_i64`], Go's `int64(f)`.
 //! - [`field_value`]: a field error's bad value, combining the above.
 
+mod duration;
 mod float;
 mod json;
 mod num;
@@ -17,6 +19,7 @@ mod quote;
 
 use serde_json::Value;
 
+pub use duration::{parse_duration, parse_duration_nanos};
 pub use float::{float_json, float_v};
 pub use json::{json_string, marshal, marshal_float64};
 pub use num::{Num, f64_to_i64};

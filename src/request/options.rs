@@ -317,5 +317,5 @@ mod timeout;
 mod write;
 
 pub use delete::{DeleteOptions, Preconditions, Propagation};
-pub use timeout::{parse_go_duration, request_timeout};
+pub use timeout::request_timeout;
 pub use write::{FieldValidation, WriteOptions};

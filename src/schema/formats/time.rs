@@ -55,7 +55,7 @@ pub(super) fn is_date_time(value: &str) -> bool {
 /// `duration`: Go's `time.ParseDuration` accepts it, or some `<digits> <unit>` in it
 /// names a unit (`3 days`, `1 wk`, `2h30m`) and no digit run overflows an int64.
 pub(super) fn is_duration(value: &str) -> bool {
-    go_duration(value) || lenient_duration(value)
+    crate::gofmt::parse_duration(value).is_ok() || lenient_duration(value)
 }
 
 static DURATION_PART: Rx = Rx::new(r"(([0-9]+)[\t\n\f\r ]*([A-Za-zµ]+))");
@@ -94,104 +94,6 @@ fn lenient_duration(value: &str) -> bool {
         });
     }
     ok
-}
-
-const OVERFLOW: u64 = 1 << 63;
-
-/// Go's `time.ParseDuration`: `[-+]?([0-9]*(\.[0-9]*)?unit)+` or `0`, within int64
-/// nanoseconds.
-fn go_duration(value: &str) -> bool {
-    let (neg, mut s) = match value.as_bytes().first() {
-        Some(b'-') => (true, &value[1..]),
-        Some(b'+') => (false, &value[1..]),
-        _ => (false, value),
-    };
-    if s == "0" {
-        return true;
-    }
-    if s.is_empty() {
-        return false;
-    }
-    let mut total: u64 = 0;
-    while !s.is_empty() {
-        let Some((nanos, rest)) = duration_term(s) else {
-            return false;
-        };
-        // Go adds without a wrap check here; only a sum above 2^63 is rejected.
-        total = total.wrapping_add(nanos);
-        if total > OVERFLOW {
-            return false;
-        }
-        s = rest;
-    }
-    neg || total < OVERFLOW
-}
-
-/// One `<number><unit>` term: its nanoseconds (at most 2^63) and the rest.
-fn duration_term(s: &str) -> Option<(u64, &str)> {
-    let int_len = s.bytes().take_while(u8::is_ascii_digit).count();
-    let mut whole: u64 = 0;
-    for d in s[..int_len].bytes() {
-        if whole > OVERFLOW / 10 {
-            return None;
-        }
-        whole = whole * 10 + u64::from(d - b'0');
-        if whole > OVERFLOW {
-            return None;
-        }
-    }
-    let mut rest = &s[int_len..];
-    let (mut fraction, mut scale, mut frac_len) = (0u64, 1f64, 0);
-    if let Some(after) = rest.strip_prefix('.') {
-        frac_len = after.bytes().take_while(u8::is_ascii_digit).count();
-        (fraction, scale) = leading_fraction(&after[..frac_len]);
-        rest = &after[frac_len..];
-    }
-    if int_len == 0 && frac_len == 0 {
-        return None;
-    }
-    let unit_len = rest
-        .bytes()
-        .take_while(|b| *b != b'.' && !b.is_ascii_digit())
-        .count();
-    let unit = match &rest[..unit_len] {
-        "ns" => 1,
-        "us" | "µs" | "μs" => 1_000,
-        "ms" => 1_000_000,
-        "s" => 1_000_000_000,
-        "m" => 60_000_000_000,
-        "h" => 3_600_000_000_000,
-        _ => return None,
-    };
-    if whole > OVERFLOW / unit {
-        return None;
-    }
-    let mut nanos = whole * unit;
-    if fraction > 0 {
-        // Go converts through float64 the same way.
-        nanos += (fraction as f64 * (unit as f64 / scale)) as u64;
-        if nanos > OVERFLOW {
-            return None;
-        }
-    }
-    Some((nanos, &rest[unit_len..]))
-}
-
-/// Go's `leadingFraction`: digits until the value would pass 2^63, and 10^digits used.
-fn leading_fraction(digits: &str) -> (u64, f64) {
-    let (mut value, mut scale) = (0u64, 1f64);
-    for d in digits.bytes() {
-        if value > (OVERFLOW - 1) / 10 {
-            break;
-        }
-        let next = value * 10 + u64::from(d - b'0');
-        if next > OVERFLOW {
-            break;
-        }
-        value = next;
-        scale *= 10.0;
-    }
-    (value, scale)
 }
 
 #[cfg(test)]
