@@ -17,7 +17,8 @@ use crate::meta::object as obj;
 use crate::request::body::decode_resource;
 use crate::request::gojson::patchops;
 use crate::request::info::Subresource;
-use crate::request::negotiate::{BodyFormat, body_format, patch_format};
+use crate::request::negotiate::{BodyFormat, Representation, Target as Negotiation};
+use crate::request::negotiate::{body_format, negotiate, patch_format};
 use crate::request::options::{FieldValidation, WriteOptions};
 
 /// The facts about the target that ObjectMeta rules need.
@@ -116,7 +117,14 @@ fn with_warnings(result: Result<Reply, ApiError>, warnings: Vec<String>) -> Repl
     }
 }
 
+/// The answer's representation, negotiated before anything is written: kube answers an
+/// Accept it cannot serve with 406 and stores nothing (`NegotiateOutputMediaType` first).
+pub fn accept(call: &Call) -> Result<Representation, ApiError> {
+    negotiate(call.header("accept"), Negotiation::Object)
+}
+
 pub async fn create(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
+    accept(call)?;
     let mut warnings = Vec::new();
     let result = create_object(state, call, ctx, &mut warnings).await;
     Ok(with_warnings(result, warnings))
@@ -157,6 +165,7 @@ async fn create_object(
 }
 
 pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
+    accept(call)?;
     let options = WriteOptions::from_query(&call.query, "UpdateOptions")?;
     let format = body_format(call.header("content-type"))?;
     let duplicates = admit::duplicates(&call.body, format, options.field_validation);
@@ -176,7 +185,9 @@ pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
 }
 
 pub async fn patch(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
+    // kube checks the patch type first, then the Accept header.
     let format = patch_format(call.header("content-type"))?;
+    accept(call)?;
     let apply = format == BodyFormat::ApplyPatch;
     let (options, force) = WriteOptions::for_patch(&call.query, apply)?;
     if apply {

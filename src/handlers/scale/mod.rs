@@ -6,7 +6,9 @@
 //!
 //! - `view`: the Scale of an object, and a request's Scale as the typed decoder sees it.
 //! - `write`: update, JSON / merge patch and apply through the Scale's field manager.
+//! - `render`: the Scale in the negotiated representation (Table, PartialObjectMetadata).
 
+mod render;
 mod view;
 mod write;
 
@@ -18,9 +20,10 @@ use crate::handlers::change::{Change, decode_patch};
 use crate::handlers::context::Target;
 use crate::handlers::managed::manager_name;
 use crate::handlers::object::read;
+use crate::handlers::write::accept;
 use crate::handlers::{AppState, Call, Reply};
 use crate::request::body::decode_scale;
-use crate::request::negotiate::{BodyFormat, Representation, body_format, negotiate, patch_format};
+use crate::request::negotiate::{BodyFormat, body_format, patch_format};
 use crate::request::options::WriteOptions;
 
 use write::{ScaleWrite, write_scale};
@@ -30,10 +33,7 @@ fn paths(ctx: &Target) -> Result<&ScalePaths, ApiError> {
 }
 
 pub async fn get(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
-    let representation = negotiate(
-        call.header("accept"),
-        crate::request::negotiate::Target::Object,
-    )?;
+    let representation = accept(call)?;
     let paths = paths(ctx)?;
     let (_, object) = read(state, ctx, &ctx.name).await?;
     let (scale, found) = view::scale_of(&object, paths);
@@ -43,26 +43,23 @@ pub async fn get(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Rep
             crate::gofmt::quote(&paths.spec_replicas)
         )));
     }
-    Ok(Reply::ok(scale, json_family(representation)))
-}
-
-fn json_family(r: Representation) -> Representation {
-    match r {
-        Representation::Yaml => Representation::Yaml,
-        _ => Representation::Json,
-    }
+    render::scale_reply(call, representation, scale)
 }
 
 pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
+    // Negotiated before anything is written, as every write (kube's update.go).
+    let representation = accept(call)?;
     let options = WriteOptions::from_query(&call.query, "UpdateOptions")?;
     let body = decode_scale(&call.body, body_format(call.header("content-type"))?)?;
     let scale = view::decode_body(&body)?;
     let manager = manager_name(call, &options);
-    write_scale(state, ctx, &options, ScaleWrite::Update { scale, manager }).await
+    let write = ScaleWrite::Update { scale, manager };
+    write_scale(state, call, ctx, &options, write, representation).await
 }
 
 pub async fn patch(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
     let format = patch_format(call.header("content-type"))?;
+    let representation = accept(call)?;
     let apply = format == BodyFormat::ApplyPatch;
     let (options, force) = WriteOptions::for_patch(&call.query, apply)?;
     let change = if apply {
@@ -80,5 +77,5 @@ pub async fn patch(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
             manager: manager_name(call, &options),
         }
     };
-    write_scale(state, ctx, &options, change).await
+    write_scale(state, call, ctx, &options, change, representation).await
 }

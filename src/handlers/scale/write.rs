@@ -17,7 +17,7 @@ use crate::handlers::change::Change;
 use crate::handlers::context::{Target, conflict};
 use crate::handlers::guaranteed::{Next, guaranteed_update};
 use crate::handlers::write::{invalid, write_target};
-use crate::handlers::{AppState, Reply, admit};
+use crate::handlers::{AppState, Call, Reply, admit};
 use crate::meta::lifecycle;
 use crate::meta::object as obj;
 use crate::request::negotiate::Representation;
@@ -162,9 +162,11 @@ fn updated_object(
 
 pub async fn write_scale(
     state: &AppState,
+    call: &Call,
     ctx: &Target,
     options: &WriteOptions,
     write: ScaleWrite,
+    representation: Representation,
 ) -> Result<Reply, ApiError> {
     let paths = super::paths(ctx)?;
     let name = ctx.name.as_str();
@@ -182,8 +184,12 @@ pub async fn write_scale(
         Ok((Next::Put(new), ()))
     })
     .await;
-    let reply =
-        written.map(|w| Reply::ok(view::scale_of(&w.object, paths).0, Representation::Json));
+    // Converted after the write, as kube transforms its result (a bad includeObject is a
+    // 400 once the Scale is stored).
+    let reply = written.and_then(|w| {
+        let scale = view::scale_of(&w.object, paths).0;
+        super::render::scale_reply(call, representation, scale)
+    });
     Ok(match reply {
         Ok(reply) => reply.with_warnings(warnings),
         Err(e) => Reply::Error(e).with_warnings(warnings),
