@@ -1,8 +1,9 @@
-//! Embedded storage writes: one write transaction per create, update, delete or compaction.
+//! Embedded storage writes: creates, updates and deletes applied to the tables of one write
+//! transaction (shared by a batch, see the `commit` module), and compaction.
 
 use std::collections::BTreeSet;
 
-use redb::{ReadableTable, WriteTransaction};
+use redb::{ReadableTable, Table, WriteTransaction};
 
 use super::tables::{
     COMPACTED, CURRENT, HISTORY, LOG, META, REVISION, backend, counters, current, newest_version,
@@ -36,37 +37,78 @@ impl Write {
             }
         }
     }
+
+    /// The bytes this write adds to a batch (key and value).
+    pub(super) fn size(&self) -> usize {
+        match self {
+            Write::Create { key, value } | Write::Update { key, value, .. } => {
+                key.len() + value.len()
+            }
+            Write::Delete { key, .. } => key.len(),
+        }
+    }
 }
 
-/// Applies `write` at the next revision inside `txn` and returns its event.
-/// On error nothing was written and the caller must abort `txn`.
-pub(super) fn apply(txn: &WriteTransaction, write: Write) -> Result<Event> {
-    let mut meta = txn.open_table(META).map_err(backend)?;
-    let mut live = txn.open_table(CURRENT).map_err(backend)?;
-    let rev = counters(&meta)?.revision + 1;
-    let existing = current(&live, write.key())?;
-    let event = decide(write, existing, rev)?;
-    let (tombstone, kv) = match &event {
-        Event::Put { kv, .. } => (false, kv),
-        Event::Delete { kv } => (true, kv),
-        Event::Progress { .. } => return Err(backend("a progress event is not a write")),
-    };
-    let key = kv.key.as_str();
-    if tombstone {
-        live.remove(key).map_err(backend)?;
-    } else {
-        let row = (kv.create_revision, rev, kv.value.as_slice());
-        live.insert(key, row).map_err(backend)?;
+type Live<'txn> = Table<'txn, &'static str, (i64, i64, &'static [u8])>;
+type History<'txn> = Table<'txn, (&'static str, i64), (bool, i64, &'static [u8])>;
+
+/// The tables a batch of writes changes, open once for the whole batch.
+pub(super) struct Tables<'txn> {
+    meta: Table<'txn, &'static str, i64>,
+    live: Live<'txn>,
+    history: History<'txn>,
+    log: Table<'txn, i64, &'static str>,
+    /// The revision of the last write applied (or of the store when none was).
+    revision: Revision,
+}
+
+impl<'txn> Tables<'txn> {
+    pub(super) fn open(txn: &'txn WriteTransaction) -> Result<Tables<'txn>> {
+        let meta = txn.open_table(META).map_err(backend)?;
+        let revision = counters(&meta)?.revision;
+        Ok(Tables {
+            meta,
+            live: txn.open_table(CURRENT).map_err(backend)?,
+            history: txn.open_table(HISTORY).map_err(backend)?,
+            log: txn.open_table(LOG).map_err(backend)?,
+            revision,
+        })
     }
-    let mut history = txn.open_table(HISTORY).map_err(backend)?;
-    let record = (tombstone, kv.create_revision, kv.value.as_slice());
-    history.insert((key, rev), record).map_err(backend)?;
-    txn.open_table(LOG)
-        .map_err(backend)?
-        .insert(rev, key)
-        .map_err(backend)?;
-    meta.insert(REVISION, rev).map_err(backend)?;
-    Ok(event)
+
+    /// Applies `write` at the next revision and returns its event. The inner error is the
+    /// write's own failed precondition (nothing written, the batch goes on); the outer
+    /// one is a backend failure after which the transaction must be aborted.
+    pub(super) fn apply(&mut self, write: Write) -> Result<Result<Event>> {
+        let rev = self.revision + 1;
+        let existing = current(&self.live, write.key())?;
+        let event = match decide(write, existing, rev) {
+            Ok(event) => event,
+            Err(failed) => return Ok(Err(failed)),
+        };
+        let (tombstone, kv) = match &event {
+            Event::Put { kv, .. } => (false, kv),
+            Event::Delete { kv } => (true, kv),
+            Event::Progress { .. } => return Err(backend("a progress event is not a write")),
+        };
+        let key = kv.key.as_str();
+        if tombstone {
+            self.live.remove(key).map_err(backend)?;
+        } else {
+            let row = (kv.create_revision, rev, kv.value.as_slice());
+            self.live.insert(key, row).map_err(backend)?;
+        }
+        let record = (tombstone, kv.create_revision, kv.value.as_slice());
+        self.history.insert((key, rev), record).map_err(backend)?;
+        self.log.insert(rev, key).map_err(backend)?;
+        self.revision = rev;
+        Ok(Ok(event))
+    }
+
+    /// Records the revision of the last write applied.
+    pub(super) fn finish(mut self) -> Result<()> {
+        self.meta.insert(REVISION, self.revision).map_err(backend)?;
+        Ok(())
+    }
 }
 
 /// Checks `write` against the key's current state and builds the resulting event.
@@ -155,11 +197,7 @@ pub(super) fn compact(txn: &WriteTransaction, rev: Revision) -> Result<()> {
 
 /// Keeps only the newest version of `key` at or below `rev`, and drops even that one when
 /// it is a tombstone older than `rev` (a tombstone at `rev` is still a watchable event).
-fn prune_key(
-    history: &mut redb::Table<'_, (&'static str, i64), (bool, i64, &'static [u8])>,
-    key: &str,
-    rev: Revision,
-) -> Result<()> {
+fn prune_key(history: &mut History<'_>, key: &str, rev: Revision) -> Result<()> {
     let Some(newest) = newest_version(history, key, i64::MIN, rev)? else {
         return Ok(());
     };

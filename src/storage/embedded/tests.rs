@@ -1,0 +1,220 @@
+//! Group commit tests: concurrent writes share commits, each caller gets its own outcome,
+//! revisions stay contiguous and watchers see every event once, in order.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::future::join_all;
+
+use super::commit::commit_batch;
+use super::write::Write;
+use super::*;
+use crate::storage::{StorageError, WatchStream};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+fn fresh() -> (tempfile::TempDir, Arc<EmbeddedStore>) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = EmbeddedStore::open(dir.path()).unwrap();
+    (dir, store)
+}
+
+async fn watch(store: &EmbeddedStore) -> WatchStream {
+    store
+        .watch("/", 0, Duration::from_secs(3600))
+        .await
+        .unwrap()
+}
+
+/// The next `n` event revisions of `w`.
+async fn revisions(w: &mut WatchStream, n: usize) -> Vec<Revision> {
+    let mut got = Vec::new();
+    while got.len() < n {
+        let event = tokio::time::timeout(WAIT, w.next()).await.unwrap();
+        got.push(event.unwrap().unwrap().revision());
+    }
+    got
+}
+
+/// Proves `w` holds no duplicate or stray event: a fresh write is the very next one.
+async fn next_is_fresh_write(store: &EmbeddedStore, w: &mut WatchStream) {
+    let rev = store.create("/fresh", b"f".to_vec()).await.unwrap();
+    assert_eq!(
+        revisions(w, 1).await,
+        [rev],
+        "no event before the fresh write"
+    );
+}
+
+fn create(key: &str) -> Write {
+    let (key, value) = (key.to_string(), key.as_bytes().to_vec());
+    Write::Create { key, value }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn group_commit_concurrent_creates_share_commits_each_own_revision() {
+    let (_dir, store) = fresh();
+    let start = store.current_revision().await.unwrap();
+    let mut w = watch(&store).await;
+    let n: usize = 64;
+    let creates = (0..n).map(|i| {
+        let store = store.clone();
+        async move { store.create(&format!("/c/{i}"), vec![i as u8]).await }
+    });
+    let revs: Vec<Revision> = join_all(creates)
+        .await
+        .into_iter()
+        .map(|r| r.unwrap())
+        .collect();
+    assert!(
+        store.commit_count() < n as u64,
+        "{} commits for {n} concurrent creates",
+        store.commit_count()
+    );
+    let mut sorted = revs.clone();
+    sorted.sort_unstable();
+    let want: Vec<Revision> = (start + 1..=start + n as i64).collect();
+    assert_eq!(sorted, want, "one contiguous revision per create");
+    for (i, rev) in revs.iter().enumerate() {
+        let kv = store.get(&format!("/c/{i}")).await.unwrap().unwrap();
+        assert_eq!(
+            (kv.value, kv.mod_revision),
+            (vec![i as u8], *rev),
+            "create {i}"
+        );
+    }
+    assert_eq!(
+        revisions(&mut w, n).await,
+        want,
+        "every event once, in order"
+    );
+    next_is_fresh_write(&store, &mut w).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn group_commit_failed_check_mid_batch_fails_only_that_write() {
+    let (_dir, store) = fresh();
+    let r0 = store.current_revision().await.unwrap();
+    let mut w = watch(&store).await;
+    let commits = store.commit_count();
+    let batch = vec![
+        create("/b/x"),
+        Write::Update {
+            key: "/b/x".into(),
+            value: b"stale".to_vec(),
+            expected: r0,
+        },
+        create("/b/y"),
+        Write::Delete {
+            key: "/b/absent".into(),
+            expected: 0,
+        },
+        create("/b/y"),
+        Write::Update {
+            key: "/b/x".into(),
+            value: b"fresh".to_vec(),
+            expected: r0 + 1,
+        },
+    ];
+    let outcomes: Vec<_> = commit_batch(&store, batch)
+        .await
+        .into_iter()
+        .map(|o| o.map(|event| event.revision()))
+        .collect();
+    assert_eq!(
+        store.commit_count(),
+        commits + 1,
+        "one commit for the batch"
+    );
+    let x = KeyValue {
+        key: "/b/x".into(),
+        value: b"/b/x".to_vec(),
+        create_revision: r0 + 1,
+        mod_revision: r0 + 1,
+    };
+    let want = vec![
+        Ok(r0 + 1),
+        Err(StorageError::Conflict {
+            key: "/b/x".into(),
+            current: Box::new(x),
+        }),
+        Ok(r0 + 2),
+        Err(StorageError::NotFound {
+            key: "/b/absent".into(),
+        }),
+        Err(StorageError::AlreadyExists { key: "/b/y".into() }),
+        Ok(r0 + 3),
+    ];
+    assert_eq!(outcomes, want);
+    let x = store.get("/b/x").await.unwrap().unwrap();
+    assert_eq!((x.value, x.mod_revision), (b"fresh".to_vec(), r0 + 3));
+    assert_eq!(store.current_revision().await.unwrap(), r0 + 3);
+    assert_eq!(revisions(&mut w, 3).await, [r0 + 1, r0 + 2, r0 + 3]);
+    next_is_fresh_write(&store, &mut w).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn group_commit_batch_of_failures_commits_nothing() {
+    let (_dir, store) = fresh();
+    let r1 = store.create("/f/a", b"a".to_vec()).await.unwrap();
+    let commits = store.commit_count();
+    let mut w = watch(&store).await;
+    let outcomes = commit_batch(&store, vec![create("/f/a"), create("/f/a")]).await;
+    assert_eq!(outcomes.len(), 2);
+    for outcome in outcomes {
+        let err = outcome.unwrap_err();
+        assert_eq!(err, StorageError::AlreadyExists { key: "/f/a".into() });
+    }
+    assert_eq!(store.commit_count(), commits, "nothing to commit");
+    assert_eq!(store.current_revision().await.unwrap(), r1);
+    next_is_fresh_write(&store, &mut w).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn group_commit_concurrent_racers_one_wins_rest_fail_alone() {
+    let (_dir, store) = fresh();
+    let start = store.current_revision().await.unwrap();
+    let mut w = watch(&store).await;
+    // Half create distinct keys, half race for one key: exactly one racer wins.
+    let writes = (0..32).map(|i| {
+        let store = store.clone();
+        let key = if i % 2 == 0 {
+            format!("/r/{i}")
+        } else {
+            "/r/race".to_string()
+        };
+        async move { store.create(&key, b"v".to_vec()).await }
+    });
+    let outcomes = join_all(writes).await;
+    let mut won: Vec<Revision> = outcomes.iter().filter_map(|o| o.clone().ok()).collect();
+    let lost: Vec<_> = outcomes.into_iter().filter_map(Result::err).collect();
+    assert_eq!(won.len(), 17, "16 distinct keys and one racer");
+    for err in &lost {
+        assert_eq!(
+            err,
+            &StorageError::AlreadyExists {
+                key: "/r/race".into()
+            }
+        );
+    }
+    won.sort_unstable();
+    let want: Vec<Revision> = (start + 1..=start + 17).collect();
+    assert_eq!(won, want, "failed writes take no revision");
+    assert_eq!(revisions(&mut w, 17).await, want);
+    next_is_fresh_write(&store, &mut w).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn group_commit_compaction_between_batches_keeps_order() {
+    let (_dir, store) = fresh();
+    let r1 = store.create("/k/a", b"1".to_vec()).await.unwrap();
+    let (s1, s2) = (store.clone(), store.clone());
+    let (compacted, created) = tokio::join!(s1.compact(r1), s2.create("/k/b", b"2".to_vec()));
+    compacted.unwrap();
+    assert_eq!(created.unwrap(), r1 + 1);
+    assert_eq!(store.compacted_revision().await.unwrap(), r1);
+    assert_eq!(store.current_revision().await.unwrap(), r1 + 1);
+}
