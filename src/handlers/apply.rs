@@ -8,10 +8,12 @@ use serde_json::Value;
 
 use crate::error::ApiError;
 use crate::handlers::context::Target;
-use crate::handlers::guaranteed::{self, Next, guaranteed_update};
+use crate::handlers::guaranteed::{Next, guaranteed_update};
 use crate::handlers::managed::{Scope, field_manager};
 use crate::handlers::object::render_object;
-use crate::handlers::write::{check_name, check_namespace, check_type_meta, invalid, write_target};
+use crate::handlers::write::{
+    check_name, check_namespace, check_type_meta, create_admitted, invalid, write_target,
+};
 use crate::handlers::{AppState, Call, Reply, admit};
 use crate::meta::lifecycle;
 use crate::meta::object as obj;
@@ -184,20 +186,7 @@ async fn create(
     let mut object = merged(ctx, request, None, warnings)?;
     // The store ignores a resourceVersion on objects an update creates.
     obj::set_meta(&mut object, "resourceVersion", None);
-    let meta_errors = lifecycle::prepare_create(&mut object, &write_target(ctx)).err();
-    let causes = admit::validate(
-        ctx,
-        &object,
-        None,
-        meta_errors.unwrap_or_default(),
-        warnings,
-    );
-    if !causes.is_empty() {
-        return Err(invalid(ctx, obj::name(&object), causes));
-    }
-    let name = obj::name(&object).to_string();
     let dry_run = request.options.dry_run;
-    let revision = guaranteed::create(state, ctx, &name, &object, dry_run).await?;
-    ctx.present(&mut object, revision);
+    let object = create_admitted(state, ctx, object, dry_run, warnings).await?;
     render_object(call, ctx, StatusCode::CREATED, object)
 }

@@ -147,6 +147,19 @@ async fn create_object(
     *warnings = admit::coerce_body(ctx, &mut object, duplicates, directive)?;
     let manager = manager_name(call, &options);
     record_update(ctx, Scope::Main, None, &mut object, &manager);
+    let object = create_admitted(state, ctx, object, options.dry_run, warnings).await?;
+    render_object(call, ctx, StatusCode::CREATED, object)
+}
+
+/// The end of every create (a POST, or an apply to a missing object): create's metadata
+/// rules and validation, then the store's create; the object as stored.
+pub async fn create_admitted(
+    state: &AppState,
+    ctx: &Target,
+    mut object: Value,
+    dry_run: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Value, ApiError> {
     let meta_errors = lifecycle::prepare_create(&mut object, &write_target(ctx)).err();
     let causes = admit::validate(
         ctx,
@@ -159,9 +172,9 @@ async fn create_object(
         return Err(invalid(ctx, obj::name(&object), causes));
     }
     let name = obj::name(&object).to_string();
-    let revision = guaranteed::create(state, ctx, &name, &object, options.dry_run).await?;
+    let revision = guaranteed::create(state, ctx, &name, &object, dry_run).await?;
     ctx.present(&mut object, revision);
-    render_object(call, ctx, StatusCode::CREATED, object)
+    Ok(object)
 }
 
 pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {

@@ -114,7 +114,7 @@ fn unmarshal(bytes: &[u8]) -> Result<(String, i64, String), String> {
         other => {
             return Err(format!(
                 "json: cannot unmarshal {} into Go value of type storage.continueToken",
-                go_kind(&other)
+                crate::request::gojson::kind(&other)
             ));
         }
     };
@@ -127,7 +127,7 @@ fn unmarshal(bytes: &[u8]) -> Result<(String, i64, String), String> {
         let mismatch = |go_type: &str, field: &str| {
             format!(
                 "json: cannot unmarshal {} into Go struct field continueToken.{field} of type {go_type}",
-                go_kind(value)
+                crate::request::gojson::kind(value)
             )
         };
         let result = match (field, value) {
@@ -158,18 +158,6 @@ fn unmarshal(bytes: &[u8]) -> Result<(String, i64, String), String> {
     match first_error {
         Some(e) => Err(e),
         None => Ok((v, rv, start)),
-    }
-}
-
-/// The JSON kind Go's type errors name.
-fn go_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
     }
 }
 

@@ -130,24 +130,12 @@ fn unmarshal_error(doc: &Value) -> Option<String> {
                 return None;
             }
             (Value::Number(n), _) => format!("number {n}"),
-            (other, _) => json_kind(other).to_string(),
+            (other, _) => crate::request::gojson::kind(other).to_string(),
         };
         Some(format!(
             "json: cannot unmarshal {got} into Go struct field {field} of type {ty}"
         ))
     })
-}
-
-/// encoding/json's name of a JSON value's kind in `UnmarshalTypeError`.
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 /// The Scale kube decodes from `doc`: known fields only, in the typed encoding.
