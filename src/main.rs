@@ -20,6 +20,7 @@ fn init_logging(format: LogFormat) {
 
 #[tokio::main]
 async fn main() {
+    crd_apiserver::server::mark_process_start();
     let cli = Cli::parse();
     let (flags, dev_pki) = match cli.command {
         Some(Command::Dev(flags)) => match dev::prepare(flags) {

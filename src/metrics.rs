@@ -135,6 +135,15 @@ pub struct Metrics {
     webhooks: Family<WebhookLabels, Counter>,
     requestheader_ca_shared: Gauge,
     inflight: Family<InflightLabels, Gauge>,
+    terminated_watchers: crate::storage::cache::TerminatedWatchers,
+    watch_events: Family<ResourceLabels, Counter>,
+    watch_encodings: Family<ResourceLabels, Counter>,
+}
+
+/// One resource (`plural.group`).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ResourceLabels {
+    pub resource: String,
 }
 
 impl Default for Metrics {
@@ -152,7 +161,25 @@ impl Metrics {
         let webhooks = Family::<WebhookLabels, Counter>::default();
         let requestheader_ca_shared = Gauge::default();
         let inflight = Family::<InflightLabels, Gauge>::default();
+        let terminated_watchers = crate::storage::cache::TerminatedWatchers::default();
+        let watch_events = Family::<ResourceLabels, Counter>::default();
+        let watch_encodings = Family::<ResourceLabels, Counter>::default();
         let mut registry = Registry::default();
+        registry.register(
+            "apiserver_terminated_watchers",
+            "Watchers ended because they could not keep up with the watch cache, by resource",
+            terminated_watchers.clone(),
+        );
+        registry.register(
+            "apiserver_watch_events",
+            "Events sent to watch clients, by resource",
+            watch_events.clone(),
+        );
+        registry.register(
+            "crd_apiserver_watch_event_encodings",
+            "Watch events serialized, by resource: one per event and form however many watchers receive it",
+            watch_encodings.clone(),
+        );
         registry.register(
             "apiserver_request",
             "Requests by verb, group, resource, subresource and HTTP code",
@@ -191,6 +218,9 @@ impl Metrics {
         Metrics {
             registry,
             inflight,
+            terminated_watchers,
+            watch_events,
+            watch_encodings,
             requests,
             terminations,
             latency,
@@ -248,6 +278,23 @@ impl Metrics {
     }
 
     /// The registry in the OpenMetrics text format.
+    /// The terminated-watchers family the watch cache counts into.
+    pub fn terminated_watchers(&self) -> crate::storage::cache::TerminatedWatchers {
+        self.terminated_watchers.clone()
+    }
+
+    /// The counters of one resource's watch events sent and serialized (taken once per
+    /// watch, so sending an event allocates no label).
+    pub fn watch_counters(&self, resource: &str) -> (Counter, Counter) {
+        let labels = ResourceLabels {
+            resource: resource.to_string(),
+        };
+        (
+            self.watch_events.get_or_create(&labels).clone(),
+            self.watch_encodings.get_or_create(&labels).clone(),
+        )
+    }
+
     pub fn render(&self) -> String {
         let mut out = String::new();
         if let Err(e) = prometheus_client::encoding::text::encode(&mut out, &self.registry) {

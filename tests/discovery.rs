@@ -90,7 +90,7 @@ async fn health_endpoints_report_checks() {
     let (_, body) = get(&c, server.url("/readyz?verbose"), "*/*").await;
     assert_eq!(
         body,
-        "[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]shutdown ok\nreadyz check passed\n"
+        "[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]watch-cache ok\n[+]shutdown ok\nreadyz check passed\n"
     );
     // Single checks are not among the always-allowed paths (exact match, as kube's).
     let (code, _) = get(&c, server.url("/readyz/etcd"), "*/*").await;

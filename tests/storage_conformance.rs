@@ -29,6 +29,18 @@ macro_rules! conformance_tests {
             }
         )*
 
+        /// The suite through the watch cache (every key under one cached prefix).
+        mod cached {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    let (_dir, store) = super::fresh();
+                    let cached = super::conformance::cached(store).await;
+                    super::conformance::$case(cached).await;
+                }
+            )*
+        }
+
         #[test]
         fn conformance_cases_all_run_here() {
             let here = [$(stringify!($case)),*];
@@ -80,7 +92,7 @@ async fn embedded_reopen_same_dir_keeps_keys_and_revision() {
     let got: Vec<_> = all
         .kvs
         .iter()
-        .map(|kv| (kv.key.as_str(), kv.value.as_slice(), kv.mod_revision))
+        .map(|kv| (kv.key.as_str(), &kv.value[..], kv.mod_revision))
         .collect();
     assert_eq!(got, [("/k/a", &b"1"[..], r1), ("/k/b", &b"2"[..], r2)]);
     let r3 = store.create("/k/c", b"3".to_vec()).await.unwrap();
@@ -125,7 +137,10 @@ async fn embedded_compact_at_delete_revision_keeps_delete_event() {
         .await
         .unwrap();
     match w.next().await.unwrap().unwrap() {
-        Event::Delete { kv } => assert_eq!((kv.value, kv.mod_revision), (b"1".to_vec(), r2)),
+        Event::Delete { kv } => assert_eq!(
+            (kv.value, kv.mod_revision),
+            (bytes::Bytes::from_static(b"1"), r2)
+        ),
         other => panic!("want the delete, got {other:?}"),
     }
 }

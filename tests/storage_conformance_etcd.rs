@@ -44,6 +44,18 @@ macro_rules! conformance_tests {
             )*
         }
 
+        /// The suite through the watch cache on a plain-text etcd.
+        mod cached {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    let etcd = super::Etcd::start();
+                    let cached = super::conformance::cached(etcd.store().await).await;
+                    super::conformance::$case(cached).await;
+                }
+            )*
+        }
+
         #[test]
         fn conformance_cases_all_run_here() {
             let here = [$(stringify!($case)),*];

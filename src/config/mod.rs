@@ -97,6 +97,10 @@ pub struct ServeFlags {
     /// How often an idle watch with allowWatchBookmarks gets a BOOKMARK event.
     #[arg(long = "watch-bookmark-interval", default_value = "60s", value_parser = parse_duration)]
     pub bookmark_interval: Duration,
+    /// Events each resource's watch cache keeps for watches to resume from (kube's
+    /// `--default-watch-cache-size`); 0 serves every read and watch from the store directly.
+    #[arg(long = "default-watch-cache-size", default_value_t = crate::storage::cache::DEFAULT_WINDOW)]
+    pub watch_cache_size: usize,
     /// How long in-flight requests may take to finish after SIGTERM.
     #[arg(long = "shutdown-timeout", default_value = "60s", value_parser = parse_duration)]
     pub shutdown_timeout: Duration,

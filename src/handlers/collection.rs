@@ -8,14 +8,14 @@ use serde_json::{Value, json};
 use crate::error::ApiError;
 use crate::handlers::context::Target;
 use crate::handlers::object::delete_one;
-use crate::handlers::{AppState, Call, Reply};
+use crate::handlers::{AppState, Call, Reply, served};
 use crate::meta::object as obj;
 use crate::request::continuation;
 use crate::request::negotiate::{
     MetaKind, MetaTarget, Representation, Target as NegotiationTarget, negotiate,
 };
 use crate::request::options::{ListOptions, ResourceVersionMatch};
-use crate::storage::{RangeRequest, Revision, StorageError};
+use crate::storage::{KeyValue, RangeRequest, Revision, StorageError};
 use crate::table::{Conversion, IncludeObject, ListMeta, TransformError};
 
 /// Fields every custom resource can be selected by; CRDs add their `selectableFields`.
@@ -54,9 +54,10 @@ pub fn parse_revision(rv: &str) -> Result<Revision, ApiError> {
         .ok_or_else(|| ApiError::BadRequest(format!("invalid resource version: {rv:?}")))
 }
 
-/// One page of a list.
+/// One page of a list: the selected stored objects (decoded only where a selector or a
+/// representation needs it).
 pub struct Page {
-    pub items: Vec<Value>,
+    pub items: Vec<KeyValue>,
     pub revision: Revision,
     pub continue_token: String,
     /// Objects after this page, when kube counts them (a cut page, no selectors).
@@ -64,6 +65,11 @@ pub struct Page {
 }
 
 impl Page {
+    /// The items as objects.
+    pub fn objects(&self, ctx: &Target) -> Result<Vec<Value>, ApiError> {
+        self.items.iter().map(|kv| ctx.decode(kv)).collect()
+    }
+
     pub fn list_meta(&self) -> ListMeta {
         ListMeta {
             resource_version: self.revision.to_string(),
@@ -93,16 +99,20 @@ pub async fn read_page(
     options: &ListOptions,
 ) -> Result<Page, ApiError> {
     let prefix = ctx.collection_prefix(state);
-    let (mut revision, mut start) = start_point(state, ctx, options).await?;
+    let (mut revision, mut start, mut not_older_than) = start_point(state, ctx, options).await?;
     let limit = page_limit(options);
     let mut items = Vec::new();
     let chunk = if limit > 0 { limit.max(64) } else { 0 };
+    let unselected = options.label_selector.is_empty() && options.field_selector.is_empty();
     loop {
         let req = RangeRequest {
             prefix: prefix.clone(),
             start_key: start.as_ref().map(|s| format!("{prefix}{s}")),
             limit: chunk,
             revision,
+            // Only the first read may be served at any fresh-enough revision; the rest
+            // of the list is read at the revision it got.
+            not_older_than: not_older_than.take(),
         };
         let range = state
             .store
@@ -112,9 +122,8 @@ pub async fn read_page(
         revision = range.revision;
         let total = range.kvs.len();
         for (i, kv) in range.kvs.iter().enumerate() {
-            let object = ctx.decode(kv)?;
-            if selects(options, &object) {
-                items.push(object);
+            if unselected || selects(options, &ctx.decode(kv)?) {
+                items.push(kv.clone());
             }
             if limit == 0 || items.len() < limit {
                 continue;
@@ -125,7 +134,6 @@ pub async fn read_page(
                 return Ok(whole(items, revision));
             }
             // etcd counts keys, not matches: kube gives a count only without selectors.
-            let unselected = options.label_selector.is_empty() && options.field_selector.is_empty();
             let remaining_item_count = if unselected {
                 let beyond = if range.more {
                     count_from(
@@ -163,7 +171,7 @@ pub async fn read_page(
 }
 
 /// The last page: no continue token, nothing remaining.
-fn whole(items: Vec<Value>, revision: Revision) -> Page {
+fn whole(items: Vec<KeyValue>, revision: Revision) -> Page {
     Page {
         items,
         revision,
@@ -195,6 +203,7 @@ async fn count_from(
             start_key: Some(format!("{prefix}{start}")),
             limit: COUNT_CHUNK,
             revision,
+            not_older_than: None,
         };
         let range = state
             .store
@@ -209,12 +218,13 @@ async fn count_from(
     }
 }
 
-/// The revision and first key a list reads from, per continue / resourceVersion rules.
+/// The revision and first key a list reads from, per continue / resourceVersion rules,
+/// and (reading the latest state) how fresh it must be: `None` for a consistent read.
 async fn start_point(
     state: &AppState,
     ctx: &Target,
     options: &ListOptions,
-) -> Result<(Revision, Option<String>), ApiError> {
+) -> Result<(Revision, Option<String>, Option<Revision>), ApiError> {
     if !options.continue_token.is_empty() {
         if !options.resource_version.is_empty() && options.resource_version != "0" {
             return Err(ApiError::BadRequest(
@@ -223,17 +233,21 @@ async fn start_point(
         }
         let (revision, start) = continuation::decode(&options.continue_token)?;
         // rv -1 is kube's "inconsistent continue": go on at the latest revision.
-        return Ok((revision.max(0), Some(start)));
+        return Ok((revision.max(0), Some(start), None));
     }
     let rv = options.resource_version.as_str();
-    if rv.is_empty() || rv == "0" {
-        return Ok((0, None));
+    if rv.is_empty() {
+        return Ok((0, None, None));
+    }
+    if rv == "0" {
+        // Any state will do: kube serves it from its watch cache as it is.
+        return Ok((0, None, Some(0)));
     }
     let wanted = parse_revision(rv)?;
     let exact = options.resource_version_match == ResourceVersionMatch::Exact
         || (options.limit > 0 && options.resource_version_match == ResourceVersionMatch::Unset);
     if exact {
-        return Ok((wanted, None));
+        return Ok((wanted, None, None));
     }
     let current = state
         .store
@@ -249,7 +263,7 @@ async fn start_point(
             },
         ));
     }
-    Ok((0, None))
+    Ok((0, None, Some(wanted)))
 }
 
 /// A compacted continue revision is 410 with kube's message and a fresh token.
@@ -273,7 +287,28 @@ pub async fn list(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Re
     let representation = negotiate(call.header("accept"), NegotiationTarget::Object)?;
     let options = list_options(call, ctx)?;
     let page = read_page(state, ctx, &options).await?;
-    render_list(call, ctx, representation, &page.items, &page.list_meta())
+    if representation == Representation::Json {
+        // The items' served bytes, streamed: no object is decoded or encoded again.
+        let items = page
+            .items
+            .iter()
+            .map(|kv| served::object_bytes(ctx, kv))
+            .collect::<Result<Vec<_>, _>>()?;
+        let (body, len) = served::list_body(ctx, items, &page.list_meta())?;
+        return Ok(Reply::Encoded {
+            body,
+            len,
+            warnings: Vec::new(),
+        }
+        .with_warning(ctx.deprecation_warning()));
+    }
+    render_list(
+        call,
+        ctx,
+        representation,
+        &page.objects(ctx)?,
+        &page.list_meta(),
+    )
 }
 
 /// The conversion a `meta.k8s.io` target asks for; a Table's `includeObject` is read (and
@@ -344,7 +379,8 @@ pub async fn delete_collection(
         },
     )
     .await?;
-    for item in &page.items {
+    let items = page.objects(ctx)?;
+    for item in &items {
         let scoped = Target::for_namespace(ctx, obj::namespace(item));
         match delete_one(state, &scoped, obj::name(item), &delete_options).await {
             // Deleted by someone else meanwhile: nothing left to do for it.
@@ -357,5 +393,5 @@ pub async fn delete_collection(
         resource_version: page.revision.to_string(),
         ..ListMeta::default()
     };
-    render_list(call, ctx, representation, &page.items, &list_meta)
+    render_list(call, ctx, representation, &items, &list_meta)
 }

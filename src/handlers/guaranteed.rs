@@ -3,6 +3,11 @@
 //! compare-and-swap; on a conflict the store's current value (which the conflict carries)
 //! is handed to the caller again, so nothing is re-read.
 //!
+//! The first read may come from the watch cache without waiting for it to catch up (kube's
+//! `cachedExistingObject`): a stale object fails the compare-and-swap, and whenever the
+//! caller refuses it, finds nothing to change or finds nothing at all, the object is read
+//! again consistently before that answer is given (kube's `origStateIsCurrent`).
+//!
 //! Update, patch, `/status`, `/scale`, delete (finalizers and deletionTimestamp) and
 //! deletecollection all write through [`guaranteed_update`]; create has no current object
 //! and writes through [`create`], which applies the same size limit.
@@ -46,15 +51,37 @@ pub async fn guaranteed_update<T>(
     mut try_update: impl FnMut(&Value) -> Result<(Next, T), ApiError>,
 ) -> Result<Written<T>, ApiError> {
     let key = ctx.key(state, name);
-    let mut kv = state
+    let cached = state
         .store
-        .get(&key)
+        .get_not_older_than(&key, 0)
         .await
-        .map_err(|e| ctx.storage_error(name, e))?
-        .ok_or_else(|| ctx.not_found(name))?;
+        .map_err(|e| ctx.storage_error(name, e))?;
+    // Values read straight from a backend are current; cached ones may not be.
+    let mut is_current = cached.as_ref().is_some_and(|kv| !kv.memo.is_shared());
+    let mut kv = match cached {
+        Some(kv) => kv,
+        None => {
+            is_current = true;
+            current(state, ctx, &key, name).await?
+        }
+    };
     for _ in 0..MAX_ATTEMPTS {
-        let current = ctx.decode(&kv)?;
-        let (next, extra) = try_update(&current)?;
+        let current_object = ctx.decode(&kv)?;
+        let outcome = try_update(&current_object);
+        // A refusal or a no-op judged on a cached object is judged again on the current one.
+        let settled = !is_current
+            && match &outcome {
+                Err(_) | Ok((Next::Keep, _)) => true,
+                Ok((Next::Put(new), _)) => ctx.encode(new).is_ok_and(|b| b == kv.value),
+                Ok((Next::Delete(_), _)) => false,
+            };
+        if settled {
+            kv = current(state, ctx, &key, name).await?;
+            is_current = true;
+            continue;
+        }
+        let (next, extra) = outcome?;
+        let current = current_object;
         let written = |object| Written { object, extra };
         let result = match next {
             Next::Put(mut new) => {
@@ -88,8 +115,24 @@ pub async fn guaranteed_update<T>(
             }
         };
         kv = fresh_after(ctx, name, result)?;
+        is_current = true;
     }
     Err(conflict(&ctx.group_resource(), name))
+}
+
+/// The key's current value, read consistently; 404 when absent.
+async fn current(
+    state: &AppState,
+    ctx: &Target,
+    key: &str,
+    name: &str,
+) -> Result<KeyValue, ApiError> {
+    state
+        .store
+        .get(key)
+        .await
+        .map_err(|e| ctx.storage_error(name, e))?
+        .ok_or_else(|| ctx.not_found(name))
 }
 
 /// The current value a failed compare-and-swap carries, or the error to answer.

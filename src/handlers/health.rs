@@ -32,6 +32,9 @@ enum CheckError {
     /// The storage backend's check failed (the `etcd` check).
     #[error(transparent)]
     Storage(#[from] StorageError),
+    /// The watch cache has not listed every resource yet (the `watch-cache` check).
+    #[error("the watch cache is not filled yet")]
+    CacheFilling,
     /// Shutdown has begun (the `shutdown` check of `/readyz`).
     #[error("process is shutting down")]
     ShuttingDown,
@@ -109,6 +112,18 @@ async fn run_checks(state: &AppState, endpoint: &str) -> Vec<Check> {
         checks.push(Check {
             name: "etcd",
             result: storage.map_err(CheckError::from),
+        });
+    }
+    if endpoint == "readyz"
+        && let Some(cache) = &state.cache
+    {
+        checks.push(Check {
+            name: "watch-cache",
+            result: if cache.ready() {
+                Ok(())
+            } else {
+                Err(CheckError::CacheFilling)
+            },
         });
     }
     if endpoint == "readyz" {

@@ -17,6 +17,7 @@ pub mod object;
 pub mod openapi;
 pub mod reply;
 pub mod scale;
+pub mod served;
 pub mod state;
 pub mod watch;
 pub mod write;

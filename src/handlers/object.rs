@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::error::ApiError;
 use crate::handlers::context::Target;
 use crate::handlers::guaranteed::{Next, guaranteed_update};
-use crate::handlers::{AppState, Call, Reply};
+use crate::handlers::{AppState, Call, Reply, served};
 use crate::meta::{lifecycle, object as obj};
 use crate::request::negotiate::{Representation, Target as NegotiationTarget, negotiate};
 use crate::request::options::{DeleteOptions, Preconditions};
@@ -67,8 +67,33 @@ pub fn render_object(
 
 pub async fn get(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
     crate::request::options::check_get_resource_version(&call.query)?;
-    let (_, object) = read(state, ctx, &ctx.name).await?;
-    render_object(call, ctx, StatusCode::OK, object)
+    let representation = negotiate(call.header("accept"), NegotiationTarget::Object)?;
+    let key = ctx.key(state, &ctx.name);
+    let rv = call.query.get("resourceVersion").unwrap_or_default();
+    let found = if rv.is_empty() {
+        state.store.get(&key).await
+    } else {
+        // A resourceVersion asks for a state no older than it: the cache's will do.
+        let not_older_than = crate::request::options::parse_resource_version(rv)
+            .ok()
+            .and_then(|r| i64::try_from(r).ok())
+            .unwrap_or(0);
+        state.store.get_not_older_than(&key, not_older_than).await
+    };
+    let kv = found
+        .map_err(|e| ctx.storage_error(&ctx.name, e))?
+        .ok_or_else(|| ctx.not_found(&ctx.name))?;
+    if representation == Representation::Json {
+        let body = served::object_bytes(ctx, &kv)?;
+        let len = body.len();
+        return Ok(Reply::Encoded {
+            body: Box::pin(futures::stream::once(async move { Ok(body) })),
+            len,
+            warnings: Vec::new(),
+        }
+        .with_warning(ctx.deprecation_warning()));
+    }
+    render_object(call, ctx, StatusCode::OK, ctx.decode(&kv)?)
 }
 
 /// Checks delete preconditions with kube's messages.

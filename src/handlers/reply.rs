@@ -28,6 +28,12 @@ pub enum Reply {
         stream: ByteStream,
         warnings: Vec<String>,
     },
+    /// A 200 JSON body already encoded (served bytes), streamed with its exact length.
+    Encoded {
+        body: ByteStream,
+        len: usize,
+        warnings: Vec<String>,
+    },
     Text {
         code: StatusCode,
         body: String,
@@ -57,7 +63,7 @@ impl Reply {
     pub fn code(&self) -> u16 {
         match self {
             Reply::Object { code, .. } | Reply::Text { code, .. } => code.as_u16(),
-            Reply::Stream { .. } => 200,
+            Reply::Stream { .. } | Reply::Encoded { .. } => 200,
             Reply::Error(e) | Reply::Failed { error: e, .. } => e.code(),
             Reply::Raw(resp) => resp.status().as_u16(),
         }
@@ -75,8 +81,12 @@ impl Reply {
 
     /// Adds a `Warning` header (kube's `299 - "text"` form).
     pub fn with_warning(mut self, warning: Option<&str>) -> Reply {
-        if let (Some(w), Reply::Object { warnings, .. } | Reply::Stream { warnings, .. }) =
-            (warning, &mut self)
+        if let (
+            Some(w),
+            Reply::Object { warnings, .. }
+            | Reply::Stream { warnings, .. }
+            | Reply::Encoded { warnings, .. },
+        ) = (warning, &mut self)
         {
             warnings.push(w.to_string());
         }
@@ -92,6 +102,7 @@ impl Reply {
         match &mut self {
             Reply::Object { warnings, .. }
             | Reply::Stream { warnings, .. }
+            | Reply::Encoded { warnings, .. }
             | Reply::Failed { warnings, .. } => warnings.insert(0, first),
             Reply::Error(_) => return self.with_warnings(vec![first]),
             Reply::Text { .. } | Reply::Raw(_) => {}
@@ -105,6 +116,7 @@ impl Reply {
         match &mut self {
             Reply::Object { warnings, .. }
             | Reply::Stream { warnings, .. }
+            | Reply::Encoded { warnings, .. }
             | Reply::Failed { warnings, .. } => warnings.extend(more),
             Reply::Error(_) if !more.is_empty() => {
                 let Reply::Error(error) = self else {
@@ -135,6 +147,18 @@ impl Reply {
             } => {
                 let mut resp = Response::new(Body::from_stream(stream));
                 set_content_type(&mut resp, content_type);
+                add_warnings(&mut resp, &warnings);
+                resp
+            }
+            Reply::Encoded {
+                body,
+                len,
+                warnings,
+            } => {
+                let mut resp = Response::new(Body::from_stream(body));
+                set_content_type(&mut resp, Representation::Json.content_type());
+                resp.headers_mut()
+                    .insert(header::CONTENT_LENGTH, HeaderValue::from(len));
                 add_warnings(&mut resp, &warnings);
                 resp
             }

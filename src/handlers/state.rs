@@ -56,6 +56,8 @@ impl Lifecycle {
 pub struct AppState {
     pub catalog: Arc<Catalog>,
     pub store: Arc<dyn Store>,
+    /// The watch cache `store` is, when enabled (its readiness is a `/readyz` check).
+    pub cache: Option<Arc<crate::storage::cache::CachedStore>>,
     pub keys: KeyLayout,
     pub authenticator: Authenticator,
     pub authorizer: Authorizer,

@@ -13,14 +13,15 @@ use crate::error::ApiError;
 use crate::handlers::collection::{conversion, list_options, parse_revision, read_page, selects};
 use crate::handlers::context::Target;
 use crate::handlers::reply::Reply;
-use crate::handlers::{AppState, Call};
+use crate::handlers::{AppState, Call, served};
 use crate::request::negotiate::{
     ACCEPTED_STREAMS, Representation, Target as NegotiationTarget, negotiate,
 };
 use crate::request::options::{ListOptions, ResourceVersionMatch};
-use crate::storage::{Event, Revision, StorageError};
+use crate::storage::{Event, KeyValue, Revision, StorageError};
 use crate::table::{Conversion, MetaVersion, TableOptions};
 use crate::watch::{EventType, bookmark, classify, encode};
+use prometheus_client::metrics::counter::Counter;
 
 /// kube's default watch length is a random 30–60 minutes (min-request-timeout 1800s).
 const DEFAULT_TIMEOUT_SECS: u64 = 1800;
@@ -35,6 +36,9 @@ struct Watcher {
     tx: mpsc::Sender<Result<Bytes, std::io::Error>>,
     /// Table watches carry column definitions only in their first event, as kube's do.
     headers_sent: std::sync::atomic::AtomicBool,
+    /// Events sent, and events serialized (once per event for all plain watchers).
+    sent: Counter,
+    encodings: Counter,
 }
 
 pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
@@ -81,7 +85,12 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
     let (tx, rx) = mpsc::channel(256);
     let initial_end_bookmark =
         options.send_initial_events == Some(true) && options.allow_watch_bookmarks;
+    let (sent, encodings) = state
+        .metrics
+        .watch_counters(&format!("{}.{}", ctx.resource.plural, ctx.resource.group));
     let watcher = Watcher {
+        sent,
+        encodings,
         state: state.clone(),
         ctx: ctx.clone(),
         options,
@@ -114,10 +123,61 @@ impl Watcher {
                 None => return false,
             },
         };
-        self.tx
-            .send(Ok(Bytes::from(encode(event_type, &object))))
+        self.send_line(Bytes::from(encode(event_type, &object)))
             .await
-            .is_ok()
+    }
+
+    async fn send_line(&self, line: Bytes) -> bool {
+        self.sent.inc();
+        self.tx.send(Ok(line)).await.is_ok()
+    }
+
+    /// Sends the event of a stored object: plain watches share the event's line (made once
+    /// for all of them), converted ones render their own.
+    async fn send_stored(&self, event_type: EventType, kv: &KeyValue) -> bool {
+        if self.conversion.is_some() {
+            return match self.ctx.decode(kv) {
+                Ok(object) => self.send(event_type, &object).await,
+                Err(_) => false,
+            };
+        }
+        match served::event_line(&self.ctx, kv, event_type, &self.encodings) {
+            Ok(line) => self.send_line(line).await,
+            Err(_) => false,
+        }
+    }
+
+    /// One storage event through the selectors: nothing, or what this watcher is sent.
+    async fn send_event(&self, event: &Event) -> bool {
+        let unselected =
+            self.options.label_selector.is_empty() && self.options.field_selector.is_empty();
+        match event {
+            Event::Progress { revision } if self.options.allow_watch_bookmarks => {
+                self.send(EventType::Bookmark, &self.bookmark(*revision, false))
+                    .await
+            }
+            Event::Progress { .. } => true,
+            Event::Put { kv, prev_value } if unselected => {
+                let t = match prev_value {
+                    Some(_) => EventType::Modified,
+                    None => EventType::Added,
+                };
+                self.send_stored(t, kv).await
+            }
+            Event::Delete { kv } if unselected => self.send_stored(EventType::Deleted, kv).await,
+            Event::Put { kv, .. } | Event::Delete { kv } => {
+                let matches = |o: &Value| selects(&self.options, o);
+                let decode = |b: &[u8], rev: i64| self.ctx.decode_bytes(b, rev).ok();
+                match classify(event, &matches, &decode) {
+                    // An object leaving the selector is sent in its previous state.
+                    Some((EventType::Deleted, old)) if matches!(event, Event::Put { .. }) => {
+                        self.send(EventType::Deleted, &old).await
+                    }
+                    Some((t, _)) => self.send_stored(t, kv).await,
+                    None => true,
+                }
+            }
+        }
     }
 
     /// One event's object in the asked form; a Table carries headers only in the first.
@@ -151,7 +211,7 @@ impl Watcher {
         )
     }
 
-    async fn run(self, initial: Vec<Value>, after: Revision, initial_end_bookmark: bool) {
+    async fn run(self, initial: Vec<KeyValue>, after: Revision, initial_end_bookmark: bool) {
         // Subscribe before streaming the initial state, so a slow client cannot let the
         // list's revision be compacted away before the watch starts.
         let prefix = self.ctx.collection_prefix(&self.state);
@@ -160,8 +220,8 @@ impl Watcher {
             Ok(s) => s,
             Err(e) => return self.fail(e).await,
         };
-        for object in &initial {
-            if !self.send(EventType::Added, object).await {
+        for kv in &initial {
+            if !self.send_initial(kv).await {
                 return;
             }
         }
@@ -173,8 +233,6 @@ impl Watcher {
             return;
         }
         let mut shutdown = self.state.lifecycle.watch_shutdown();
-        let matches = |o: &Value| selects(&self.options, o);
-        let decode = |b: &[u8], rev: i64| self.ctx.decode_bytes(b, rev).ok();
         loop {
             let event = tokio::select! {
                 e = events.next() => e,
@@ -187,19 +245,24 @@ impl Watcher {
                 Some(Err(e)) => return self.fail(e).await,
                 None => return,
             };
-            let sent = match &event {
-                Event::Progress { revision } if self.options.allow_watch_bookmarks => {
-                    self.send(EventType::Bookmark, &self.bookmark(*revision, false))
-                        .await
-                }
-                other => match classify(other, &matches, &decode) {
-                    Some((t, object)) => self.send(t, &object).await,
-                    None => true,
-                },
-            };
-            if !sent {
+            if !self.send_event(&event).await {
                 return;
             }
+        }
+    }
+
+    /// One initial ADDED event: the object's served bytes framed for this watcher (the
+    /// line is not kept: initial events are not shared between watchers).
+    async fn send_initial(&self, kv: &KeyValue) -> bool {
+        if self.conversion.is_some() {
+            return self.send_stored(EventType::Added, kv).await;
+        }
+        match served::object_bytes(&self.ctx, kv) {
+            Ok(object) => {
+                self.send_line(served::frame(EventType::Added, &object))
+                    .await
+            }
+            Err(_) => false,
         }
     }
 

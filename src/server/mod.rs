@@ -14,3 +14,18 @@ pub mod serving;
 pub mod shutdown;
 pub mod slots;
 pub mod tls;
+
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+static PROCESS_START: OnceLock<Instant> = OnceLock::new();
+
+/// Notes the process's start, for the start-to-ready time in the logs.
+pub fn mark_process_start() {
+    PROCESS_START.get_or_init(Instant::now);
+}
+
+/// Time since [`mark_process_start`] (or since the first call, without it).
+pub fn process_uptime() -> Duration {
+    PROCESS_START.get_or_init(Instant::now).elapsed()
+}

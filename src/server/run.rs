@@ -21,6 +21,7 @@ use crate::server::inflight::InFlight;
 use crate::server::serving::ServingFiles;
 use crate::server::{accept, pki, shutdown, tls};
 use crate::storage::Store;
+use crate::storage::cache::CachedStore;
 use crate::storage::embedded::EmbeddedStore;
 use crate::storage::etcd::EtcdStore;
 use crate::storage::key::KeyLayout;
@@ -102,6 +103,47 @@ async fn open_store(choice: &StoreChoice) -> Result<Arc<dyn Store>, StartError> 
     Ok(store)
 }
 
+/// The watch cache over `direct` for every served resource (unless disabled); logs when
+/// it is filled, the moment `/readyz` can turn green.
+fn watch_cache(
+    catalog: &Catalog,
+    flags: &ServeFlags,
+    direct: Arc<dyn Store>,
+    metrics: &Metrics,
+) -> (Arc<dyn Store>, Option<Arc<CachedStore>>) {
+    if flags.watch_cache_size == 0 {
+        return (direct, None);
+    }
+    let keys = KeyLayout::new(&flags.etcd_prefix);
+    let mut prefixes: Vec<(String, String)> = catalog
+        .resources()
+        .iter()
+        .map(|r| {
+            let prefix = keys.resource_prefix(&r.group, &r.plural);
+            (prefix, format!("{}.{}", r.plural, r.group))
+        })
+        .collect();
+    prefixes.dedup();
+    let cache = CachedStore::start(
+        direct,
+        prefixes,
+        flags.watch_cache_size,
+        metrics.terminated_watchers(),
+    );
+    let filling = cache.clone();
+    tokio::spawn(async move {
+        let started = std::time::Instant::now();
+        filling.wait_ready(Duration::MAX).await;
+        tracing::info!(
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            since_process_start_ms = crate::server::process_uptime().as_millis() as u64,
+            objects = filling.object_count(),
+            "watch cache filled: ready"
+        );
+    });
+    (cache.clone(), Some(cache))
+}
+
 /// Runs the server until SIGTERM/SIGINT; `on_listening` learns the bound address first.
 pub async fn run(
     flags: ServeFlags,
@@ -117,7 +159,8 @@ pub async fn run(
     tokio::spawn(serving_files.run());
     let metrics = Arc::new(Metrics::new());
     let (authenticator, authorizer) = authenticator(flags, &metrics).await?;
-    let store = open_store(&config.store).await?;
+    let direct = open_store(&config.store).await?;
+    let (store, cache) = watch_cache(&catalog, flags, direct, &metrics);
     let namespaces = NamespaceLifecycle::from_cluster(flags.auth.kubeconfig.as_deref())
         .await
         .map_err(|e| StartError::Delegation(e.to_string()))?;
@@ -129,6 +172,7 @@ pub async fn run(
     let state = Arc::new(AppState {
         catalog: Arc::new(catalog),
         store: store.clone(),
+        cache,
         keys: KeyLayout::new(&flags.etcd_prefix),
         authenticator,
         authorizer,

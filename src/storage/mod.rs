@@ -8,13 +8,18 @@
 //! - watches deliver every event after a revision, in revision order, exactly once;
 //! - compaction forgets history before a revision: reads and watches there are `Compacted`.
 
+pub mod cache;
 pub mod embedded;
 pub mod etcd;
 pub mod key;
+pub mod memo;
 
 use std::pin::Pin;
 
+use bytes::Bytes;
 use futures::Stream;
+
+pub use memo::Memo;
 
 /// A store revision; revision 0 means "the current one" where a read takes one.
 pub type Revision = i64;
@@ -23,11 +28,15 @@ pub type Revision = i64;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KeyValue {
     pub key: String,
-    pub value: Vec<u8>,
+    /// Shared, so the cache hands the same bytes to every reader without copying.
+    pub value: Bytes,
     /// Revision of the write that created this key (since its last deletion).
     pub create_revision: Revision,
     /// Revision of the last write to this key.
     pub mod_revision: Revision,
+    /// Forms derived from this value (served bytes, watch lines), computed once when the
+    /// watch cache shares the value; inert for values read straight from a backend.
+    pub memo: Memo,
 }
 
 /// A range read: keys under `prefix`, from `start_key` on, at one revision.
@@ -41,6 +50,10 @@ pub struct RangeRequest {
     pub limit: usize,
     /// Revision to read at; 0 reads the current revision.
     pub revision: Revision,
+    /// With `revision` 0: any state at or after this revision will do (kube's
+    /// `resourceVersionMatch=NotOlderThan`, `Some(0)` for `resourceVersion=0`), so the
+    /// watch cache answers without asking the backend. `None` is a consistent read.
+    pub not_older_than: Option<Revision>,
 }
 
 /// The answer to a [`RangeRequest`], sorted by key.
@@ -60,7 +73,7 @@ pub enum Event {
     Put {
         kv: KeyValue,
         /// The value before this write; `None` on create.
-        prev_value: Option<Vec<u8>>,
+        prev_value: Option<Bytes>,
     },
     /// A delete: `kv.value` is the last value, `kv.mod_revision` the delete's revision.
     Delete { kv: KeyValue },
@@ -116,6 +129,14 @@ pub enum StorageError {
     Backend(String),
 }
 
+/// Resolves when a watch's owner asks for progress; never without a request channel.
+pub(crate) async fn progress_requested(requests: Option<&tokio::sync::Notify>) {
+    match requests {
+        Some(requests) => requests.notified().await,
+        None => std::future::pending().await,
+    }
+}
+
 pub type Result<T, E = StorageError> = std::result::Result<T, E>;
 
 /// The storage contract. Implementations must be cheap to share (`Arc<dyn Store>`).
@@ -123,6 +144,18 @@ pub type Result<T, E = StorageError> = std::result::Result<T, E>;
 pub trait Store: Send + Sync + 'static {
     /// The key at the current revision, if present.
     async fn get(&self, key: &str) -> Result<Option<KeyValue>>;
+
+    /// The key in any state at or after revision `not_older_than` (kube's get with a
+    /// resourceVersion): the watch cache answers from memory, backends read the current
+    /// state, which is never older.
+    async fn get_not_older_than(
+        &self,
+        key: &str,
+        not_older_than: Revision,
+    ) -> Result<Option<KeyValue>> {
+        let _ = not_older_than;
+        self.get(key).await
+    }
 
     /// Keys under a prefix at one revision (see [`RangeRequest`]).
     async fn range(&self, req: RangeRequest) -> Result<RangeResult>;
@@ -147,6 +180,20 @@ pub trait Store: Send + Sync + 'static {
         after: Revision,
         progress_every: std::time::Duration,
     ) -> Result<WatchStream>;
+
+    /// [`Store::watch`] that also yields a `Progress` soon after each
+    /// `progress.notify_one()`: the watch cache asks when a consistent read waits for it
+    /// to catch up. Backends without a cheaper way report progress on their idle timer.
+    async fn watch_with_progress(
+        &self,
+        prefix: &str,
+        after: Revision,
+        progress_every: std::time::Duration,
+        progress: std::sync::Arc<tokio::sync::Notify>,
+    ) -> Result<WatchStream> {
+        let _ = progress;
+        self.watch(prefix, after, progress_every).await
+    }
 
     /// The latest revision.
     async fn current_revision(&self) -> Result<Revision>;

@@ -89,9 +89,10 @@ mod tests {
     fn kv(value: Value, rev: i64) -> KeyValue {
         KeyValue {
             key: "/k".into(),
-            value: serde_json::to_vec(&value).unwrap(),
+            value: serde_json::to_vec(&value).unwrap().into(),
             create_revision: 1,
             mod_revision: rev,
+            memo: Default::default(),
         }
     }
 
@@ -101,7 +102,7 @@ mod tests {
         let decode = |b: &[u8], _rev: i64| serde_json::from_slice::<Value>(b).ok();
         let put = |prev: Option<Value>, now: Value| Event::Put {
             kv: kv(now, 5),
-            prev_value: prev.map(|p| serde_json::to_vec(&p).unwrap()),
+            prev_value: prev.map(|p| serde_json::to_vec(&p).unwrap().into()),
         };
         let yes = json!({"l": "yes"});
         let no = json!({"l": "no"});

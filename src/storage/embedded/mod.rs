@@ -171,7 +171,17 @@ impl Store for EmbeddedStore {
         after: Revision,
         progress_every: Duration,
     ) -> Result<WatchStream> {
-        watch::open(self, prefix, after, progress_every).await
+        watch::open(self, prefix, after, progress_every, None).await
+    }
+
+    async fn watch_with_progress(
+        &self,
+        prefix: &str,
+        after: Revision,
+        progress_every: Duration,
+        progress: Arc<tokio::sync::Notify>,
+    ) -> Result<WatchStream> {
+        watch::open(self, prefix, after, progress_every, Some(progress)).await
     }
 
     async fn current_revision(&self) -> Result<Revision> {

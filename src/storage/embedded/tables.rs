@@ -69,9 +69,10 @@ fn version(
         tombstone,
         kv: KeyValue {
             key: key.to_string(),
-            value: value.to_vec(),
+            value: bytes::Bytes::copy_from_slice(value),
             create_revision: create,
             mod_revision,
+            memo: Default::default(),
         },
     }
 }
@@ -102,9 +103,10 @@ pub(super) fn current(
         let (create_revision, mod_revision, value) = guard.value();
         KeyValue {
             key: key.to_string(),
-            value: value.to_vec(),
+            value: bytes::Bytes::copy_from_slice(value),
             create_revision,
             mod_revision,
+            memo: Default::default(),
         }
     }))
 }
@@ -148,9 +150,10 @@ pub(super) fn range(txn: &ReadTransaction, req: &RangeRequest) -> Result<RangeRe
                 let (create_revision, mod_revision, value) = v.value();
                 Ok(KeyValue {
                     key: k.value().to_string(),
-                    value: value.to_vec(),
+                    value: bytes::Bytes::copy_from_slice(value),
                     create_revision,
                     mod_revision,
+                    memo: Default::default(),
                 })
             });
         page(rows, &req.prefix, req.limit)?

@@ -82,7 +82,7 @@ async fn group_commit_concurrent_creates_share_commits_each_own_revision() {
         let kv = store.get(&format!("/c/{i}")).await.unwrap().unwrap();
         assert_eq!(
             (kv.value, kv.mod_revision),
-            (vec![i as u8], *rev),
+            (bytes::Bytes::from(vec![i as u8]), *rev),
             "create {i}"
         );
     }
@@ -131,9 +131,10 @@ async fn group_commit_failed_check_mid_batch_fails_only_that_write() {
     );
     let x = KeyValue {
         key: "/b/x".into(),
-        value: b"/b/x".to_vec(),
+        value: b"/b/x".to_vec().into(),
         create_revision: r0 + 1,
         mod_revision: r0 + 1,
+        memo: Default::default(),
     };
     let want = vec![
         Ok(r0 + 1),
@@ -150,7 +151,10 @@ async fn group_commit_failed_check_mid_batch_fails_only_that_write() {
     ];
     assert_eq!(outcomes, want);
     let x = store.get("/b/x").await.unwrap().unwrap();
-    assert_eq!((x.value, x.mod_revision), (b"fresh".to_vec(), r0 + 3));
+    assert_eq!(
+        (x.value, x.mod_revision),
+        (bytes::Bytes::from_static(b"fresh"), r0 + 3)
+    );
     assert_eq!(store.current_revision().await.unwrap(), r0 + 3);
     assert_eq!(revisions(&mut w, 3).await, [r0 + 1, r0 + 2, r0 + 3]);
     next_is_fresh_write(&store, &mut w).await;

@@ -39,6 +39,7 @@ pub(super) async fn open(
     prefix: &str,
     after: Revision,
     progress_every: Duration,
+    requests: Option<Arc<tokio::sync::Notify>>,
 ) -> Result<WatchStream> {
     let rx = store.events.subscribe();
     let counters = read_with(store.shared.clone(), tables::read_counters).await?;
@@ -58,6 +59,7 @@ pub(super) async fn open(
         pending: VecDeque::new(),
         every: progress_every,
         idle_deadline: deadline(progress_every),
+        requests,
         done: false,
     };
     let stream = futures::stream::unfold(state, |mut w| async move {
@@ -79,6 +81,8 @@ struct Watcher {
     every: Duration,
     /// When a progress event is due if nothing is yielded before.
     idle_deadline: Instant,
+    /// Progress asked for by the watch's owner (the watch cache).
+    requests: Option<Arc<tokio::sync::Notify>>,
     done: bool,
 }
 
@@ -118,6 +122,7 @@ impl Watcher {
                 Err(RecvError::Closed) => Ok(false),
             },
             () = tokio::time::sleep_until(self.idle_deadline) => self.progress().await,
+            () = crate::storage::progress_requested(self.requests.as_deref()) => self.progress().await,
         }
     }
 

@@ -94,10 +94,10 @@ impl<'txn> Tables<'txn> {
         if tombstone {
             self.live.remove(key).map_err(backend)?;
         } else {
-            let row = (kv.create_revision, rev, kv.value.as_slice());
+            let row = (kv.create_revision, rev, &kv.value[..]);
             self.live.insert(key, row).map_err(backend)?;
         }
-        let record = (tombstone, kv.create_revision, kv.value.as_slice());
+        let record = (tombstone, kv.create_revision, &kv.value[..]);
         self.history.insert((key, rev), record).map_err(backend)?;
         self.log.insert(rev, key).map_err(backend)?;
         self.revision = rev;
@@ -118,9 +118,10 @@ fn decide(write: Write, existing: Option<KeyValue>, rev: Revision) -> Result<Eve
         (Write::Create { key, value }, None) => Ok(Event::Put {
             kv: KeyValue {
                 key,
-                value,
+                value: value.into(),
                 create_revision: rev,
                 mod_revision: rev,
+                memo: Default::default(),
             },
             prev_value: None,
         }),
@@ -144,15 +145,17 @@ fn decide(write: Write, existing: Option<KeyValue>, rev: Revision) -> Result<Eve
         (Write::Update { key, value, .. }, Some(cur)) => Ok(Event::Put {
             kv: KeyValue {
                 key,
-                value,
+                value: value.into(),
                 create_revision: cur.create_revision,
                 mod_revision: rev,
+                memo: Default::default(),
             },
             prev_value: Some(cur.value),
         }),
         (Write::Delete { .. }, Some(cur)) => Ok(Event::Delete {
             kv: KeyValue {
                 mod_revision: rev,
+                memo: Default::default(),
                 ..cur
             },
         }),
@@ -227,14 +230,15 @@ mod tests {
         let (key, value) = ("k".to_string(), value.to_vec());
         KeyValue {
             key,
-            value,
+            value: value.into(),
             create_revision,
             mod_revision,
+            memo: Default::default(),
         }
     }
 
     fn put(value: &[u8], prev: Option<&[u8]>, create: Revision) -> Result<Event> {
-        let prev_value = prev.map(<[u8]>::to_vec);
+        let prev_value = prev.map(bytes::Bytes::copy_from_slice);
         Ok(Event::Put {
             kv: kv(value, create, 9),
             prev_value,

@@ -201,9 +201,10 @@ pub(super) fn key_value(kv: &etcd_client::KeyValue) -> Result<KeyValue> {
         .map_err(|err| backend(format!("etcd key is not UTF-8: {err}")))?;
     Ok(KeyValue {
         key: key.to_string(),
-        value: kv.value().to_vec(),
+        value: bytes::Bytes::copy_from_slice(kv.value()),
         create_revision: kv.create_revision(),
         mod_revision: kv.mod_revision(),
+        memo: Default::default(),
     })
 }
 

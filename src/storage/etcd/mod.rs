@@ -191,7 +191,35 @@ impl Store for EtcdStore {
         progress_every: Duration,
     ) -> Result<WatchStream> {
         let closed = self.closed.subscribe();
-        watch::open(self.shared.clone(), closed, prefix, after, progress_every).await
+        watch::open(
+            self.shared.clone(),
+            closed,
+            prefix,
+            after,
+            progress_every,
+            None,
+        )
+        .await
+    }
+
+    async fn watch_with_progress(
+        &self,
+        prefix: &str,
+        after: Revision,
+        progress_every: Duration,
+        progress: Arc<tokio::sync::Notify>,
+    ) -> Result<WatchStream> {
+        let closed = self.closed.subscribe();
+        let requests = Some(progress);
+        watch::open(
+            self.shared.clone(),
+            closed,
+            prefix,
+            after,
+            progress_every,
+            requests,
+        )
+        .await
     }
 
     async fn current_revision(&self) -> Result<Revision> {

@@ -35,6 +35,7 @@ pub(super) async fn open(
     prefix: &str,
     after: Revision,
     every: Duration,
+    requests: Option<Arc<tokio::sync::Notify>>,
 ) -> Result<WatchStream> {
     let after = if after == 0 {
         shared.current_revision().await?
@@ -60,6 +61,7 @@ pub(super) async fn open(
         every,
         progress_due: deadline(every),
         progress_requested: false,
+        requests,
         backoff: FIRST_BACKOFF,
         done: false,
     };
@@ -135,6 +137,8 @@ struct Watcher {
     progress_due: Instant,
     /// A progress request is outstanding: its answer becomes a `Progress` event.
     progress_requested: bool,
+    /// Progress asked for by the watch's owner (the watch cache).
+    requests: Option<Arc<tokio::sync::Notify>>,
     backoff: Duration,
     done: bool,
 }
@@ -186,6 +190,7 @@ impl Watcher {
                 }
             }
             () = tokio::time::sleep_until(due) => self.idle().await,
+            () = crate::storage::progress_requested(self.requests.as_deref()) => self.idle().await,
         }
     }
 
@@ -325,14 +330,16 @@ fn convert(event: &etcd_client::Event) -> Result<Event> {
     match event.event_type() {
         EventType::Put => {
             let prev_value = match prev {
-                Some(prev) if kv.create_revision != kv.mod_revision => Some(prev.value().to_vec()),
+                Some(prev) if kv.create_revision != kv.mod_revision => {
+                    Some(bytes::Bytes::copy_from_slice(prev.value()))
+                }
                 _ => None,
             };
             Ok(Event::Put { kv, prev_value })
         }
         EventType::Delete => {
             if let Some(prev) = prev {
-                kv.value = prev.value().to_vec();
+                kv.value = bytes::Bytes::copy_from_slice(prev.value());
                 kv.create_revision = prev.create_revision();
             }
             Ok(Event::Delete { kv })

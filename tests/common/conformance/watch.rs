@@ -74,9 +74,10 @@ pub async fn watch_events_carry_prev_and_last_values(store: Arc<dyn Store>) {
     let events = next_changes(&mut live, 3).await;
     let want = |value: &[u8], mod_revision| crd_apiserver::storage::KeyValue {
         key: "/v/a".into(),
-        value: value.to_vec(),
+        value: value.to_vec().into(),
         create_revision: r1,
         mod_revision,
+        memo: Default::default(),
     };
     assert_eq!(
         events[0],
@@ -89,7 +90,7 @@ pub async fn watch_events_carry_prev_and_last_values(store: Arc<dyn Store>) {
         events[1],
         Event::Put {
             kv: want(b"2", r2),
-            prev_value: Some(b"1".to_vec())
+            prev_value: Some(bytes::Bytes::from_static(b"1"))
         }
     );
     assert_eq!(events[2], Event::Delete { kv: want(b"2", r3) });
@@ -147,7 +148,7 @@ async fn task_writes(store: Arc<dyn Store>, task: usize, n: usize) -> Vec<i64> {
     let mut current = store.get("/n/counter").await.unwrap().unwrap();
     for _ in 0..n {
         loop {
-            let value: usize = String::from_utf8(current.value.clone())
+            let value: usize = String::from_utf8(current.value.to_vec())
                 .unwrap()
                 .parse()
                 .unwrap();
@@ -158,7 +159,7 @@ async fn task_writes(store: Arc<dyn Store>, task: usize, n: usize) -> Vec<i64> {
             {
                 Ok(r) => {
                     revs.push(r);
-                    current.value = next;
+                    current.value = next.into();
                     current.mod_revision = r;
                     break;
                 }

@@ -1,0 +1,290 @@
+//! One resource's watch cache, as kube's Cacher and watchCache: the current objects, a
+//! window of recent events, and the one upstream watch that keeps both up to date.
+//!
+//! The upstream loop lists the resource, then follows one store watch from the list's
+//! revision. Every event is applied under the write lock and broadcast in the same
+//! critical section, so a reader holding the read lock sees the index, the window and the
+//! broadcast position agree. When the upstream watch fails (the store compacted past it,
+//! or it was closed), every cached watch is ended — as kube's `terminateAllWatchers` —
+//! and the loop lists again; readers fall back to the store until it has.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
+use std::time::Duration;
+
+use futures::StreamExt;
+use tokio::sync::{Notify, broadcast, watch};
+
+use crate::storage::{Event, KeyValue, Memo, RangeRequest, Revision, Store};
+
+/// How often an idle upstream watch reports progress on its own (consistent reads ask
+/// for progress when they need it sooner).
+const UPSTREAM_PROGRESS: Duration = Duration::from_secs(5);
+/// Keys read per call while listing.
+const LIST_CHUNK: usize = 10_000;
+/// Pauses between attempts to list after a failure.
+const FIRST_BACKOFF: Duration = Duration::from_millis(100);
+const MAX_BACKOFF: Duration = Duration::from_secs(2);
+/// Live events a watcher may fall behind before it catches up from the window.
+const BROADCAST_CAPACITY: usize = 1024;
+
+/// What a cache holds, guarded by one lock.
+pub(super) struct State {
+    /// The current objects by key.
+    pub objects: BTreeMap<String, KeyValue>,
+    /// Every event at or below this revision has been applied.
+    pub revision: Revision,
+    /// The revision of the newest applied event (objects are as of any revision in
+    /// `last_change..=revision`).
+    pub last_change: Revision,
+    /// Recent put and delete events, oldest first.
+    pub window: VecDeque<Event>,
+    /// Every event after this revision is in the window.
+    pub window_start: Revision,
+    /// False until the first list, and again while relisting.
+    pub ready: bool,
+    /// Live events for the cached watches (replaced, ending them all, on relist).
+    pub live: broadcast::Sender<Event>,
+}
+
+impl State {
+    /// The window's events after `after` (the window is in revision order).
+    pub fn events_after(&self, after: Revision) -> impl Iterator<Item = &Event> {
+        let first = self.window.partition_point(|e| e.revision() <= after);
+        self.window.range(first..)
+    }
+}
+
+/// One served resource's cache.
+pub struct Cacher {
+    /// The storage prefix of the resource, ending in `/`.
+    pub(super) prefix: String,
+    /// The resource's name in metrics (`group/plural` from the prefix).
+    pub(super) resource: String,
+    pub(super) inner: Arc<dyn Store>,
+    state: RwLock<State>,
+    /// The applied revision, for readers waiting for the cache to catch up.
+    revision: watch::Sender<Revision>,
+    /// Asks the upstream watch for a progress report.
+    pub(super) progress: Arc<Notify>,
+    /// How many events the window keeps.
+    capacity: usize,
+}
+
+impl Cacher {
+    /// A cache for keys under `prefix`; [`Cacher::run`] fills it.
+    pub fn new(
+        inner: Arc<dyn Store>,
+        prefix: String,
+        resource: String,
+        capacity: usize,
+    ) -> Arc<Cacher> {
+        Arc::new(Cacher {
+            prefix,
+            resource,
+            inner,
+            state: RwLock::new(State {
+                objects: BTreeMap::new(),
+                revision: 0,
+                last_change: 0,
+                window: VecDeque::new(),
+                window_start: 0,
+                ready: false,
+                live: broadcast::channel(BROADCAST_CAPACITY).0,
+            }),
+            revision: watch::channel(0).0,
+            progress: Arc::new(Notify::new()),
+            capacity: capacity.max(1),
+        })
+    }
+
+    pub(super) fn read(&self) -> RwLockReadGuard<'_, State> {
+        self.state
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, State> {
+        self.state
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Whether the cache has listed and is following the store.
+    pub fn ready(&self) -> bool {
+        self.read().ready
+    }
+
+    /// How many objects the cache holds.
+    pub fn object_count(&self) -> usize {
+        self.read().objects.len()
+    }
+
+    /// Follows the store until the cache is dropped: list, watch, and list again after a
+    /// failure.
+    pub async fn run(cacher: Weak<Cacher>) {
+        let mut backoff = FIRST_BACKOFF;
+        loop {
+            let Some(this) = cacher.upgrade() else { return };
+            let stream = match this.list_and_watch().await {
+                Ok(stream) => stream,
+                Err(err) => {
+                    tracing::warn!(resource = %this.resource, error = %err, "watch cache: listing failed, retrying");
+                    drop(this);
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(MAX_BACKOFF);
+                    continue;
+                }
+            };
+            backoff = FIRST_BACKOFF;
+            drop(this);
+            Self::follow(&cacher, stream).await;
+        }
+    }
+
+    /// Lists every key at one revision, then opens the upstream watch after it and makes
+    /// the list the cache's state.
+    async fn list_and_watch(&self) -> crate::storage::Result<crate::storage::WatchStream> {
+        let mut objects = BTreeMap::new();
+        let mut req = RangeRequest {
+            prefix: self.prefix.clone(),
+            limit: LIST_CHUNK,
+            ..RangeRequest::default()
+        };
+        loop {
+            let page = self.inner.range(req.clone()).await?;
+            req.revision = page.revision;
+            let next = page.kvs.last().map(|kv| format!("{}\u{0}", kv.key));
+            for mut kv in page.kvs {
+                kv.memo = Memo::shared();
+                objects.insert(kv.key.clone(), kv);
+            }
+            match next {
+                Some(start) if page.more => req.start_key = Some(start),
+                _ => break,
+            }
+        }
+        let listed = req.revision;
+        let stream = self
+            .inner
+            .watch_with_progress(
+                &self.prefix,
+                listed,
+                UPSTREAM_PROGRESS,
+                self.progress.clone(),
+            )
+            .await?;
+        let count = objects.len();
+        let mut state = self.write();
+        state.objects = objects;
+        state.revision = listed;
+        state.last_change = listed;
+        state.window.clear();
+        state.window_start = listed;
+        state.ready = true;
+        drop(state);
+        self.revision.send_replace(listed);
+        tracing::info!(resource = %self.resource, objects = count, revision = listed, "watch cache filled");
+        Ok(stream)
+    }
+
+    /// Applies upstream events until the watch fails or the cache is dropped.
+    async fn follow(cacher: &Weak<Cacher>, mut stream: crate::storage::WatchStream) {
+        while let Some(item) = stream.next().await {
+            let Some(this) = cacher.upgrade() else { return };
+            match item {
+                Ok(event) => this.apply(event),
+                Err(err) => {
+                    tracing::warn!(resource = %this.resource, error = %err, "watch cache: upstream watch failed, listing again");
+                    this.reset();
+                    return;
+                }
+            }
+        }
+        if let Some(this) = cacher.upgrade() {
+            this.reset();
+        }
+    }
+
+    /// Ends every cached watch and stops serving until the next list.
+    fn reset(&self) {
+        let mut state = self.write();
+        state.ready = false;
+        state.window.clear();
+        // Dropping the sender ends every receiver once it has drained.
+        state.live = broadcast::channel(BROADCAST_CAPACITY).0;
+    }
+
+    /// Applies one upstream event: index, window, broadcast, then wakes waiting readers.
+    fn apply(&self, event: Event) {
+        let mut state = self.write();
+        let revision = event.revision();
+        if revision <= state.revision && !matches!(event, Event::Progress { .. }) {
+            return;
+        }
+        let event = match event {
+            Event::Progress { revision } => {
+                state.revision = state.revision.max(revision);
+                let applied = state.revision;
+                drop(state);
+                self.revision.send_replace(applied);
+                return;
+            }
+            Event::Put { mut kv, prev_value } => {
+                kv.memo = Memo::shared();
+                // The previous value is the indexed one: share its bytes, not a copy.
+                let prev_value = match state.objects.insert(kv.key.clone(), kv.clone()) {
+                    Some(old) if prev_value.is_some() => Some(old.value),
+                    _ => prev_value,
+                };
+                Event::Put { kv, prev_value }
+            }
+            Event::Delete { mut kv } => {
+                if let Some(old) = state.objects.remove(&kv.key) {
+                    kv.value = old.value;
+                }
+                kv.memo = Memo::shared();
+                Event::Delete { kv }
+            }
+        };
+        state.revision = revision;
+        state.last_change = revision;
+        state.window.push_back(event.clone());
+        while state.window.len() > self.capacity {
+            if let Some(evicted) = state.window.pop_front() {
+                state.window_start = evicted.revision();
+            }
+        }
+        // No receiver is not an error: nobody watches.
+        let _ = state.live.send(event);
+        drop(state);
+        self.revision.send_replace(revision);
+    }
+
+    /// The store forgot history before `revision`: so does the window (a watch from
+    /// there is `Compacted` on both paths).
+    pub(super) fn compacted(&self, revision: Revision) {
+        let mut state = self.write();
+        let forgotten = revision - 1;
+        while state
+            .window
+            .front()
+            .is_some_and(|e| e.revision() <= forgotten)
+        {
+            state.window.pop_front();
+        }
+        state.window_start = state.window_start.max(forgotten);
+    }
+
+    /// Waits until the cache has applied `target` or `within` passes; asks the upstream
+    /// watch for progress so a quiet resource catches up at once. False on timeout.
+    pub(super) async fn wait_for(&self, target: Revision, within: Duration) -> bool {
+        let mut rx = self.revision.subscribe();
+        if *rx.borrow_and_update() >= target {
+            return self.ready();
+        }
+        self.progress.notify_one();
+        let reached = tokio::time::timeout(within, rx.wait_for(|r| *r >= target)).await;
+        matches!(reached, Ok(Ok(_))) && self.ready()
+    }
+}

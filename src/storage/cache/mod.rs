@@ -1,0 +1,230 @@
+//! Watch cache: a [`Store`] that serves reads and watches of the served resources from
+//! memory, one [`Cacher`] per resource, and passes writes (and keys of no cached resource)
+//! to the store underneath — kube's Cacher in front of its etcd3 store.
+//!
+//! Reads, as kube's consistent reads from cache (KEP-2340):
+//! - a read at revision 0 with `not_older_than` (kube's `resourceVersion=0` and
+//!   `NotOlderThan`) is answered as soon as the cache has that revision;
+//! - a consistent read asks the store for its current revision (one round trip shared by
+//!   every read that arrived before it started, see [`gate`]), waits for the cache to
+//!   apply it, and reads memory; after [`CONSISTENT_WAIT`] it reads the store instead;
+//! - a read at a fixed revision (a continue token) is answered from memory when nothing in
+//!   the resource changed since that revision, else by the store (the tokens are the same).
+//!
+//! Writes go to the store; the cache learns them from its watch, as kube's does.
+
+mod cacher;
+mod gate;
+mod read;
+mod watch;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+
+pub use self::cacher::Cacher;
+use self::gate::RevisionGate;
+use super::{KeyValue, RangeRequest, RangeResult, Result, Revision, Store, WatchStream};
+
+/// How long a consistent read waits for the cache before reading the store (kube's
+/// `blockTimeout`).
+pub const CONSISTENT_WAIT: Duration = Duration::from_secs(3);
+/// kube's default watch cache size is dynamic; this many events per resource keep a
+/// minute of a busy resource's history for watches to resume from.
+pub const DEFAULT_WINDOW: usize = 10_000;
+
+/// Terminated watchers per resource (kube's `apiserver_terminated_watchers_total`).
+pub type TerminatedWatchers = Family<crate::metrics::ResourceLabels, Counter>;
+
+/// The cache over one store.
+pub struct CachedStore {
+    inner: Arc<dyn Store>,
+    /// The caches by resource prefix.
+    cachers: BTreeMap<String, Arc<Cacher>>,
+    gate: RevisionGate,
+    terminated: TerminatedWatchers,
+}
+
+impl CachedStore {
+    /// Caches the resources under `prefixes` (`(storage prefix, resource name)`) and starts
+    /// filling them; [`CachedStore::wait_ready`] tells when they have.
+    pub fn start(
+        inner: Arc<dyn Store>,
+        prefixes: Vec<(String, String)>,
+        window: usize,
+        terminated: TerminatedWatchers,
+    ) -> Arc<CachedStore> {
+        let cachers: BTreeMap<_, _> = prefixes
+            .into_iter()
+            .map(|(prefix, resource)| {
+                let cacher = Cacher::new(inner.clone(), prefix.clone(), resource, window);
+                tokio::spawn(Cacher::run(Arc::downgrade(&cacher)));
+                (prefix, cacher)
+            })
+            .collect();
+        Arc::new(CachedStore {
+            inner,
+            cachers,
+            gate: RevisionGate::default(),
+            terminated,
+        })
+    }
+
+    /// The store underneath.
+    pub fn inner(&self) -> &Arc<dyn Store> {
+        &self.inner
+    }
+
+    /// Whether every cache has listed and follows the store.
+    pub fn ready(&self) -> bool {
+        self.cachers.values().all(|c| c.ready())
+    }
+
+    /// Waits (polling, as readiness probes do) until every cache is ready or `within`
+    /// passes; true when ready.
+    pub async fn wait_ready(&self, within: Duration) -> bool {
+        let deadline = tokio::time::Instant::now().checked_add(within);
+        loop {
+            if self.ready() {
+                return true;
+            }
+            if deadline.is_some_and(|d| tokio::time::Instant::now() >= d) {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+    }
+
+    /// How many objects the caches hold.
+    pub fn object_count(&self) -> usize {
+        self.cachers.values().map(|c| c.object_count()).sum()
+    }
+
+    /// The cache of the resource `key` (an object key or a collection prefix) is under.
+    fn cacher(&self, key: &str) -> Option<&Arc<Cacher>> {
+        let (prefix, cacher) = self
+            .cachers
+            .range::<str, _>((std::ops::Bound::Unbounded, std::ops::Bound::Included(key)))
+            .next_back()?;
+        key.starts_with(prefix.as_str()).then_some(cacher)
+    }
+
+    /// The revision a consistent read must see: the store's current one.
+    async fn consistent_revision(&self) -> Result<Revision> {
+        self.gate.current(self.inner.as_ref()).await
+    }
+
+    fn terminated_counter(&self, cacher: &Cacher) -> Counter {
+        self.terminated
+            .get_or_create(&crate::metrics::ResourceLabels {
+                resource: cacher.resource.clone(),
+            })
+            .clone()
+    }
+}
+
+#[async_trait::async_trait]
+impl Store for CachedStore {
+    async fn get(&self, key: &str) -> Result<Option<KeyValue>> {
+        let Some(cacher) = self.cacher(key) else {
+            return self.inner.get(key).await;
+        };
+        let target = self.consistent_revision().await?;
+        match read::get(cacher, key, target, CONSISTENT_WAIT).await {
+            Some(found) => Ok(found),
+            None => self.inner.get(key).await,
+        }
+    }
+
+    async fn get_not_older_than(
+        &self,
+        key: &str,
+        not_older_than: Revision,
+    ) -> Result<Option<KeyValue>> {
+        let Some(cacher) = self.cacher(key) else {
+            return self.inner.get(key).await;
+        };
+        match read::get(cacher, key, not_older_than, CONSISTENT_WAIT).await {
+            Some(found) => Ok(found),
+            None => self.inner.get(key).await,
+        }
+    }
+
+    async fn range(&self, req: RangeRequest) -> Result<RangeResult> {
+        let Some(cacher) = self.cacher(&req.prefix) else {
+            return self.inner.range(req).await;
+        };
+        if req.revision > 0 {
+            return match read::range_at(cacher, &req) {
+                Some(result) => Ok(result),
+                None => self.inner.range(req).await,
+            };
+        }
+        let target = match req.not_older_than {
+            Some(revision) => revision,
+            None => self.consistent_revision().await?,
+        };
+        match read::range_fresh(cacher, &req, target, CONSISTENT_WAIT).await {
+            Some(result) => Ok(result),
+            None => self.inner.range(req).await,
+        }
+    }
+
+    async fn create(&self, key: &str, value: Vec<u8>) -> Result<Revision> {
+        self.inner.create(key, value).await
+    }
+
+    async fn update(&self, key: &str, value: Vec<u8>, expected: Revision) -> Result<Revision> {
+        self.inner.update(key, value, expected).await
+    }
+
+    async fn delete(&self, key: &str, expected: Revision) -> Result<KeyValue> {
+        self.inner.delete(key, expected).await
+    }
+
+    async fn watch(
+        &self,
+        prefix: &str,
+        after: Revision,
+        progress_every: Duration,
+    ) -> Result<WatchStream> {
+        if let Some(cacher) = self.cacher(prefix) {
+            // "From now" is the store's now: the cache must have reached it first.
+            let start = match after {
+                0 => self.consistent_revision().await?,
+                after => after,
+            };
+            let caught_up = after > 0 || cacher.wait_for(start, CONSISTENT_WAIT).await;
+            let counter = self.terminated_counter(cacher);
+            if caught_up
+                && let Some(opened) = watch::open(cacher, prefix, start, progress_every, counter)
+            {
+                return opened;
+            }
+        }
+        self.inner.watch(prefix, after, progress_every).await
+    }
+
+    async fn current_revision(&self) -> Result<Revision> {
+        self.inner.current_revision().await
+    }
+
+    async fn compact(&self, revision: Revision) -> Result<()> {
+        self.inner.compact(revision).await?;
+        for cacher in self.cachers.values() {
+            cacher.compacted(revision);
+        }
+        Ok(())
+    }
+
+    async fn compacted_revision(&self) -> Result<Revision> {
+        self.inner.compacted_revision().await
+    }
+
+    async fn check(&self) -> Result<()> {
+        self.inner.check().await
+    }
+}

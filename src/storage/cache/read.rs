@@ -1,0 +1,79 @@
+//! Reads from a resource's cache: one key or a range of keys, at the cache's revision
+//! once it has caught up with a target, or at a fixed revision when nothing changed since.
+//! `None` means the cache cannot answer (not ready, not caught up in time, or changed
+//! since the fixed revision): the caller reads the store.
+
+use std::ops::Bound;
+use std::time::Duration;
+
+use super::cacher::{Cacher, State};
+use crate::storage::{KeyValue, RangeRequest, RangeResult, Revision};
+
+/// The key once the cache has applied `target`.
+pub(super) async fn get(
+    cacher: &Cacher,
+    key: &str,
+    target: Revision,
+    within: Duration,
+) -> Option<Option<KeyValue>> {
+    if !cacher.wait_for(target, within).await {
+        return None;
+    }
+    let state = cacher.read();
+    fresh(&state, target).then(|| state.objects.get(key).cloned())
+}
+
+/// The range once the cache has applied `target`, at the cache's revision.
+pub(super) async fn range_fresh(
+    cacher: &Cacher,
+    req: &RangeRequest,
+    target: Revision,
+    within: Duration,
+) -> Option<RangeResult> {
+    if !cacher.wait_for(target, within).await {
+        return None;
+    }
+    let state = cacher.read();
+    fresh(&state, target).then(|| range(&state, req, state.revision))
+}
+
+/// The range at `req.revision` when the resource did not change between it and the
+/// cache's revision (the cached objects are then exactly those of that revision).
+pub(super) fn range_at(cacher: &Cacher, req: &RangeRequest) -> Option<RangeResult> {
+    let state = cacher.read();
+    let unchanged =
+        state.ready && state.last_change <= req.revision && req.revision <= state.revision;
+    unchanged.then(|| range(&state, req, req.revision))
+}
+
+fn fresh(state: &State, target: Revision) -> bool {
+    state.ready && state.revision >= target
+}
+
+/// The keys of `req` in the cache, as the store would answer at `revision`.
+fn range(state: &State, req: &RangeRequest, revision: Revision) -> RangeResult {
+    let start = match req.start_key.as_deref() {
+        Some(start) if start > req.prefix.as_str() => start,
+        _ => req.prefix.as_str(),
+    };
+    let mut kvs = Vec::new();
+    let mut more = false;
+    for (key, kv) in state
+        .objects
+        .range::<str, _>((Bound::Included(start), Bound::Unbounded))
+    {
+        if !key.starts_with(&req.prefix) {
+            break;
+        }
+        if req.limit > 0 && kvs.len() == req.limit {
+            more = true;
+            break;
+        }
+        kvs.push(kv.clone());
+    }
+    RangeResult {
+        kvs,
+        more,
+        revision,
+    }
+}
