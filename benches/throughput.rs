@@ -4,8 +4,15 @@
 //! cost of field management (`fields`): updates without and with managedFields and
 //! server-side applies, with the server's CPU time per write (`cpu`), at concurrency 1, 16.
 //!
-//! Run: `cargo bench --bench throughput` (starts its own etcd and servers; ~3 minutes).
-//! `BENCH_SECONDS` sets the time per measurement (default 3).
+//! Then, on a store of 10,000 such objects, a full LIST (time and the server's peak extra
+//! memory, `list`), resident memory per stored object (`memory`) and start-to-ready
+//! (`startup`); and watch fan-out to 100 and 1,000 watchers under 100 writes/s
+//! (`watch`). Every section ends in one combined table of ratios to raw etcd.
+//!
+//! Run: `cargo bench --bench throughput` (starts its own etcd and servers; ~4 minutes).
+//! `BENCH_SECONDS` sets the time per measurement (default 3); `BENCH_ONLY` picks
+//! sections, comma-separated from `crud,fields,list,memory,startup,watch` (default all),
+//! e.g. `BENCH_SECONDS=2 BENCH_ONLY=list cargo bench --bench throughput`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a harness fails loudly
 
@@ -17,6 +24,20 @@ mod cpu;
 mod etcd;
 #[path = "throughput/fields.rs"]
 mod fields;
+#[path = "throughput/list.rs"]
+mod list;
+#[path = "throughput/procfs.rs"]
+mod procfs;
+#[path = "throughput/report.rs"]
+mod report;
+#[path = "throughput/startup.rs"]
+mod startup;
+#[path = "throughput/stored.rs"]
+mod stored;
+#[path = "throughput/watch.rs"]
+mod watch;
+#[path = "throughput/watchers.rs"]
+mod watchers;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -36,6 +57,45 @@ fn seconds() -> Duration {
         .and_then(|s| s.parse().ok())
         .unwrap_or(3.0);
     Duration::from_secs_f64(secs)
+}
+
+/// The sections `BENCH_ONLY` selects.
+pub struct Sections {
+    crud: bool,
+    fields: bool,
+    pub list: bool,
+    pub memory: bool,
+    pub startup: bool,
+    watch: bool,
+}
+
+impl Sections {
+    const NAMES: [&str; 6] = ["crud", "fields", "list", "memory", "startup", "watch"];
+
+    fn from_env() -> Sections {
+        let only = std::env::var("BENCH_ONLY").unwrap_or_default();
+        let picked: Vec<&str> = only
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect();
+        for name in &picked {
+            assert!(
+                Self::NAMES.contains(name),
+                "BENCH_ONLY: unknown section {name:?} (sections: {})",
+                Self::NAMES.join(",")
+            );
+        }
+        let on = |name: &str| picked.is_empty() || picked.contains(&name);
+        Sections {
+            crud: on("crud"),
+            fields: on("fields"),
+            list: on("list"),
+            memory: on("memory"),
+            startup: on("startup"),
+            watch: on("watch"),
+        }
+    }
 }
 
 /// A 1 KiB custom object (its JSON is 1024 bytes ± a few).
@@ -220,57 +280,94 @@ fn print(rows: &[Row]) {
 }
 
 fn main() {
+    let sections = Sections::from_env();
+    let open_files = procfs::raise_open_files();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .unwrap();
     runtime.block_on(async {
         let mut rows = Vec::new();
-        let etcd = etcd::Etcd::start_durable();
-        let server = common::Server::start_with(&["--etcd-servers", &etcd.endpoint]);
-        for c in CONCURRENCY {
-            let (raw_puts, raw_gets) = raw_etcd(&etcd.endpoint, c).await;
-            let (creates, gets) = full_stack(&server, "etcd", c).await;
-            rows.push(Row {
-                backend: "etcd",
-                op: "create",
-                concurrency: c,
-                full: creates,
-                raw: raw_puts,
-            });
-            rows.push(Row {
-                backend: "etcd",
-                op: "get",
-                concurrency: c,
-                full: gets,
-                raw: raw_gets,
-            });
+        let mut writes = Vec::new();
+        if sections.crud || sections.fields {
+            crud_and_fields(&sections, &mut rows, &mut writes).await;
         }
-        let mut writes = fields::cells(&server, "etcd").await;
-        drop(server);
-        let server = common::Server::start();
-        let dir = tempfile::tempdir().unwrap();
-        let store = EmbeddedStore::open(dir.path()).unwrap();
-        for c in CONCURRENCY {
-            let (raw_creates, raw_gets) = raw_embedded(store.clone(), c).await;
-            let (creates, gets) = full_stack(&server, "emb", c).await;
-            rows.push(Row {
-                backend: "embedded",
-                op: "create",
-                concurrency: c,
-                full: creates,
-                raw: raw_creates,
-            });
-            rows.push(Row {
-                backend: "embedded",
-                op: "get",
-                concurrency: c,
-                full: gets,
-                raw: raw_gets,
-            });
+        let mut combined: Vec<report::Row> = rows
+            .iter()
+            .map(|r| {
+                let measurement = match (r.backend, r.op) {
+                    ("embedded", op) => format!("{op} ops/s (raw: embedded store, not etcd)"),
+                    (_, op) => format!("{op} ops/s"),
+                };
+                report::Row::new(r.backend, measurement, r.concurrency, r.full, Some(r.raw))
+            })
+            .collect();
+        if sections.list || sections.memory || sections.startup {
+            stored::run(&sections, &mut combined).await;
         }
-        writes.extend(fields::cells(&server, "embedded").await);
-        print(&rows);
-        fields::print(&writes);
+        if sections.watch {
+            watch::run(&mut combined).await;
+        }
+        if sections.crud {
+            print(&rows);
+        }
+        if sections.fields {
+            fields::print(&writes);
+        }
+        let machine = format!("{}; open files limit {open_files}", procfs::machine());
+        report::print(&combined, &machine);
     });
+}
+
+/// Creates and GETs at each concurrency (`crud`) and the field-management cells
+/// (`fields`), on an etcd-backed and an embedded server.
+async fn crud_and_fields(sections: &Sections, rows: &mut Vec<Row>, writes: &mut Vec<fields::Cell>) {
+    let etcd = etcd::Etcd::start_durable();
+    let server = common::Server::start_with(&["--etcd-servers", &etcd.endpoint]);
+    for c in CONCURRENCY.into_iter().filter(|_| sections.crud) {
+        let (raw_puts, raw_gets) = raw_etcd(&etcd.endpoint, c).await;
+        let (creates, gets) = full_stack(&server, "etcd", c).await;
+        rows.push(Row {
+            backend: "etcd",
+            op: "create",
+            concurrency: c,
+            full: creates,
+            raw: raw_puts,
+        });
+        rows.push(Row {
+            backend: "etcd",
+            op: "get",
+            concurrency: c,
+            full: gets,
+            raw: raw_gets,
+        });
+    }
+    if sections.fields {
+        writes.extend(fields::cells(&server, "etcd").await);
+    }
+    drop(server);
+    let server = common::Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let store = EmbeddedStore::open(dir.path()).unwrap();
+    for c in CONCURRENCY.into_iter().filter(|_| sections.crud) {
+        let (raw_creates, raw_gets) = raw_embedded(store.clone(), c).await;
+        let (creates, gets) = full_stack(&server, "emb", c).await;
+        rows.push(Row {
+            backend: "embedded",
+            op: "create",
+            concurrency: c,
+            full: creates,
+            raw: raw_creates,
+        });
+        rows.push(Row {
+            backend: "embedded",
+            op: "get",
+            concurrency: c,
+            full: gets,
+            raw: raw_gets,
+        });
+    }
+    if sections.fields {
+        writes.extend(fields::cells(&server, "embedded").await);
+    }
 }

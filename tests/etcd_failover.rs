@@ -8,6 +8,7 @@ mod common;
 #[path = "common/etcd.rs"]
 mod etcd;
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{Duration, Instant};
@@ -22,17 +23,40 @@ fn crontab(name: &str) -> Value {
     json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab", "metadata": {"name": name}})
 }
 
-/// A watcher that records (type, name, resourceVersion) and relists on 410; `progress`
-/// is the revision it has caught up to.
+/// What a watcher saw: its model (name -> resourceVersion: the last relist's items with
+/// every later event applied), the names listed by its last relist and the creates seen
+/// after it, and its event revisions in order.
+#[derive(Default)]
+struct Seen {
+    model: BTreeMap<String, i64>,
+    listed: Vec<String>,
+    added: Vec<String>,
+    revisions: Vec<i64>,
+    relists: usize,
+}
+
+/// Lists the collection until the server answers with a list (etcd may still be away).
+async fn relist(client: &reqwest::Client, base: &str) -> Value {
+    common::eventually(Duration::from_secs(60), "a relist", || async {
+        let resp = client.get(format!("{base}{CT}")).send().await.ok()?;
+        if !resp.status().is_success() {
+            return None;
+        }
+        resp.json().await.ok()
+    })
+    .await
+}
+
+/// A watcher that keeps a model, records the order of events and relists on 410;
+/// `progress` is the revision it has caught up to.
 async fn watcher(
     client: reqwest::Client,
     base: String,
     mut rv: String,
     stop: tokio::sync::watch::Receiver<bool>,
     progress: Arc<AtomicI64>,
-) -> (Vec<(String, String, i64)>, usize) {
-    let mut seen = Vec::new();
-    let mut relists = 0;
+) -> Seen {
+    let mut seen = Seen::default();
     while !*stop.borrow() {
         let url = format!("{base}{CT}?watch=1&resourceVersion={rv}&timeoutSeconds=120");
         let Ok(resp) = client
@@ -50,7 +74,7 @@ async fn watcher(
         loop {
             let chunk = tokio::select! {
                 c = stream.next() => c,
-                _ = stop_rx.wait_for(|s| *s) => return (seen, relists),
+                _ = stop_rx.wait_for(|s| *s) => return seen,
             };
             let Some(Ok(chunk)) = chunk else { break };
             buf.extend_from_slice(&chunk);
@@ -59,29 +83,41 @@ async fn watcher(
                 let event: Value = serde_json::from_slice(&line).unwrap();
                 if event["type"] == "ERROR" {
                     assert_eq!(event["object"]["code"], 410, "{event}");
-                    relists += 1;
-                    let list: Value = common::json_of(client.get(format!("{base}{CT}"))).await;
+                    seen.relists += 1;
+                    let list = relist(&client, &base).await;
                     rv = common::resource_version(&list);
+                    seen.listed = common::item_names(&list);
+                    seen.added.clear();
+                    seen.model = list["items"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|i| {
+                            let name = i["metadata"]["name"].as_str().unwrap().to_string();
+                            (name, common::resource_version(i).parse().unwrap())
+                        })
+                        .collect();
                     progress.fetch_max(rv.parse().unwrap(), Ordering::SeqCst);
                     continue;
                 }
                 let o = &event["object"];
-                let erv: i64 = o["metadata"]["resourceVersion"]
-                    .as_str()
-                    .unwrap()
-                    .parse()
-                    .unwrap();
+                let name = o["metadata"]["name"].as_str().unwrap().to_string();
+                let erv: i64 = common::resource_version(o).parse().unwrap();
                 rv = erv.to_string();
                 progress.fetch_max(erv, Ordering::SeqCst);
-                seen.push((
-                    event["type"].as_str().unwrap().to_string(),
-                    o["metadata"]["name"].as_str().unwrap().to_string(),
-                    erv,
-                ));
+                seen.revisions.push(erv);
+                match event["type"].as_str().unwrap() {
+                    "ADDED" => {
+                        seen.added.push(name.clone());
+                        assert_eq!(seen.model.insert(name, erv), None, "ADDED twice: {event}");
+                    }
+                    "DELETED" => assert!(seen.model.remove(&name).is_some(), "{event}"),
+                    _ => assert!(seen.model.insert(name, erv).is_some(), "{event}"),
+                }
             }
         }
     }
-    (seen, relists)
+    seen
 }
 
 async fn code(req: reqwest::RequestBuilder) -> u16 {
@@ -171,13 +207,18 @@ async fn etcd_restart_loses_no_acknowledged_write_or_watch_event() {
     assert_eq!(acknowledged.len(), 20);
 
     let list: Value = common::json_of(c.get(server.url(CT))).await;
-    let stored = common::item_names(&list);
+    let mut stored = common::item_names(&list);
     for name in &acknowledged {
         assert!(
             stored.contains(name),
             "acknowledged {name} lost: {stored:?}"
         );
     }
+    // The create refused while etcd was down is not there either.
+    stored.sort();
+    let mut expected = acknowledged.clone();
+    expected.sort();
+    assert_eq!(stored, expected);
     // Wait for every watcher to reach the last write, then stop them.
     let last = list["items"]
         .as_array()
@@ -199,24 +240,37 @@ async fn etcd_restart_loses_no_acknowledged_write_or_watch_event() {
     )
     .await;
     stop_tx.send(true).unwrap();
+    let listed: BTreeMap<String, i64> = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            let name = i["metadata"]["name"].as_str().unwrap().to_string();
+            (name, common::resource_version(i).parse().unwrap())
+        })
+        .collect();
     for w in watchers {
-        let (seen, relists) = w.await.unwrap();
-        let revs: Vec<i64> = seen.iter().map(|s| s.2).collect();
+        let seen = w.await.unwrap();
+        let revs = &seen.revisions;
         assert!(
             revs.windows(2).all(|w| w[0] < w[1]),
             "events out of order or duplicated: {revs:?}"
         );
-        if relists == 0 {
-            let added: Vec<&str> = seen
-                .iter()
-                .filter(|s| s.0 == "ADDED")
-                .map(|s| s.1.as_str())
-                .collect();
-            assert_eq!(
-                added,
-                acknowledged.iter().map(String::as_str).collect::<Vec<_>>(),
-                "every create seen exactly once, in order"
-            );
-        }
+        // Whether or not it relisted: every create not in its last list was seen after
+        // it exactly once and in order (no gap), and the model is the stored state.
+        let expected: Vec<&str> = acknowledged
+            .iter()
+            .map(String::as_str)
+            .filter(|n| !seen.listed.iter().any(|l| l == n))
+            .collect();
+        assert_eq!(
+            seen.added, expected,
+            "every create after the last relist ({} relists, listed {:?}) seen exactly once, in order",
+            seen.relists, seen.listed
+        );
+        assert_eq!(
+            seen.model, listed,
+            "the watcher's model is the stored state"
+        );
     }
 }
