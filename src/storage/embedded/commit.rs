@@ -189,7 +189,9 @@ fn compact(shared: &Shared, revision: Revision) -> Result<()> {
         txn.abort().map_err(backend)?;
         return Err(err);
     }
-    txn.commit().map_err(backend)
+    txn.commit().map_err(backend)?;
+    shared.commits.fetch_add(1, Ordering::Relaxed);
+    Ok(())
 }
 
 /// Commits `writes` as one batch, exactly as the writer thread would, and returns each

@@ -32,6 +32,8 @@ const FILE_NAME: &str = "store.redb";
 
 /// Live events buffered per watcher before it counts as lagging (it then replays the gap).
 const CHANNEL_CAPACITY: usize = 1024;
+/// Revisions one compaction transaction forgets at most.
+const COMPACTION_CHUNK: Revision = 1000;
 
 /// What watch streams share with the store; they hold it weakly so dropping the store
 /// closes the database.
@@ -72,8 +74,9 @@ impl EmbeddedStore {
         }))
     }
 
-    /// Write transactions committed since the store was opened: with group commit, fewer
-    /// than the writes when writers run concurrently.
+    /// Write transactions committed since the store was opened (write batches and
+    /// compaction steps): with group commit, fewer than the writes when writers run
+    /// concurrently.
     pub fn commit_count(&self) -> u64 {
         self.shared.commits.load(Ordering::Relaxed)
     }
@@ -190,6 +193,14 @@ impl Store for EmbeddedStore {
     }
 
     async fn compact(&self, revision: Revision) -> Result<()> {
+        // In bounded steps, each its own transaction, so writes queued meanwhile commit
+        // between them instead of waiting for the whole history to be pruned.
+        let counters = self.read(tables::read_counters).await?;
+        let mut step = counters.compacted;
+        while revision <= counters.revision && revision - step > COMPACTION_CHUNK {
+            step += COMPACTION_CHUNK;
+            self.committer.compact(step).await?;
+        }
         self.committer.compact(revision).await
     }
 

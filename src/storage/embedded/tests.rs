@@ -222,3 +222,43 @@ async fn group_commit_compaction_between_batches_keeps_order() {
     assert_eq!(store.compacted_revision().await.unwrap(), r1);
     assert_eq!(store.current_revision().await.unwrap(), r1 + 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compact_long_history_in_bounded_steps_same_result() {
+    let (_dir, store) = fresh();
+    let mut last = 0;
+    let writes: Vec<_> = (0..2500)
+        .map(|i| {
+            let store = store.clone();
+            async move {
+                store
+                    .create(&format!("/c/{i}"), b"v".to_vec())
+                    .await
+                    .unwrap()
+            }
+        })
+        .collect();
+    for rev in join_all(writes).await {
+        last = last.max(rev);
+    }
+    let before = store.commit_count();
+    store.compact(last).await.unwrap();
+    assert!(
+        store.commit_count() >= before + 3,
+        "2500 revisions compact in steps of {COMPACTION_CHUNK}: {} commits",
+        store.commit_count() - before
+    );
+    assert_eq!(store.compacted_revision().await.unwrap(), last);
+    let all = store
+        .range(crate::storage::RangeRequest {
+            prefix: "/c/".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(all.kvs.len(), 2500);
+    let too_old = store
+        .watch("/c/", last - 2, Duration::from_secs(3600))
+        .await;
+    assert!(matches!(too_old, Err(StorageError::Compacted { compacted, .. }) if compacted == last));
+}
