@@ -18,6 +18,7 @@ pub mod openapi;
 pub mod reply;
 pub mod scale;
 pub mod served;
+pub mod splice;
 pub mod state;
 pub mod watch;
 pub mod write;

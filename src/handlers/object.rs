@@ -84,7 +84,7 @@ pub async fn get(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Rep
         .map_err(|e| ctx.storage_error(&ctx.name, e))?
         .ok_or_else(|| ctx.not_found(&ctx.name))?;
     if representation == Representation::Json {
-        let body = served::object_bytes(ctx, &kv)?;
+        let body = served::object_bytes(ctx, &kv)?.to_bytes();
         let len = body.len();
         return Ok(Reply::Encoded {
             body: Box::pin(futures::stream::once(async move { Ok(body) })),

@@ -11,6 +11,8 @@ use serde_json::{Value, json};
 use crate::error::ApiError;
 use crate::handlers::context::Target;
 use crate::handlers::reply::ByteStream;
+use crate::handlers::splice;
+use crate::meta::object as obj;
 use crate::storage::KeyValue;
 use crate::table::ListMeta;
 use crate::watch::EventType;
@@ -18,14 +20,65 @@ use crate::watch::EventType;
 /// LIST bodies go out in chunks of about this size (each copied once from the items).
 const CHUNK: usize = 64 * 1024;
 
-/// The object as this version serves it, in JSON.
-pub fn object_bytes(ctx: &Target, kv: &KeyValue) -> Result<Bytes, ApiError> {
-    kv.memo.get_or_try_insert(&ctx.version().name, || {
-        let object = ctx.decode(kv)?;
-        serde_json::to_vec(&object)
-            .map(Bytes::from)
-            .map_err(|e| ApiError::internal("encoding a stored object", &e))
+/// An object's served JSON: the stored bytes with the resourceVersion spliced in where
+/// that is all serving changes, else the bytes made for the version.
+#[derive(Clone, Debug)]
+pub struct Served {
+    bytes: Bytes,
+    /// Where the resourceVersion goes ([`splice`]), 0 when `bytes` is complete.
+    tag: u32,
+    revision: String,
+}
+
+impl Served {
+    pub fn len(&self) -> usize {
+        splice::len(&self.bytes, self.tag, &self.revision)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn write_to(&self, out: &mut BytesMut) {
+        splice::write(out, &self.bytes, self.tag, &self.revision);
+    }
+
+    pub fn to_bytes(&self) -> Bytes {
+        if self.tag == 0 {
+            return self.bytes.clone();
+        }
+        let mut out = BytesMut::with_capacity(self.len());
+        self.write_to(&mut out);
+        out.freeze()
+    }
+}
+
+/// The object as this version serves it, made once per cached value and version.
+pub fn object_bytes(ctx: &Target, kv: &KeyValue) -> Result<Served, ApiError> {
+    let revision = kv.mod_revision.to_string();
+    let (bytes, tag) = kv.memo.get_or_try_insert_tagged(&ctx.version().name, || {
+        let mut object = ctx.decode(kv)?;
+        let full = encode(&object)?;
+        // Kept values share the stored bytes when serving only adds the resourceVersion.
+        if kv.memo.is_shared() && kv.mod_revision > 0 {
+            obj::set_meta(&mut object, "resourceVersion", None);
+            if encode(&object)? == kv.value
+                && let Some(tag) = splice::find(&full, &kv.value, &revision)
+            {
+                return Ok((kv.value.clone(), tag));
+            }
+        }
+        Ok((Bytes::from(full), 0))
+    })?;
+    Ok(Served {
+        bytes,
+        tag,
+        revision,
     })
+}
+
+fn encode(object: &Value) -> Result<Vec<u8>, ApiError> {
+    serde_json::to_vec(object).map_err(|e| ApiError::internal("encoding a stored object", &e))
 }
 
 /// One watch line, `{"type":…,"object":…}` and a newline, for the object of `kv`: made
@@ -45,14 +98,14 @@ pub fn event_line(
     })
 }
 
-/// Frames an encoded object as a watch line.
-pub fn frame(event_type: EventType, object: &[u8]) -> Bytes {
+/// Frames a served object as a watch line.
+pub fn frame(event_type: EventType, object: &Served) -> Bytes {
     let kind = event_type.as_str();
     let mut line = BytesMut::with_capacity(object.len() + kind.len() + 22);
     line.extend_from_slice(b"{\"type\":\"");
     line.extend_from_slice(kind.as_bytes());
     line.extend_from_slice(b"\",\"object\":");
-    line.extend_from_slice(object);
+    object.write_to(&mut line);
     line.extend_from_slice(b"}\n");
     line.freeze()
 }
@@ -62,7 +115,7 @@ pub fn frame(event_type: EventType, object: &[u8]) -> Bytes {
 /// chunks made as the client reads (one chunk in memory at a time, not a second list).
 pub fn list_body(
     ctx: &Target,
-    items: Vec<Bytes>,
+    items: Vec<Served>,
     list_meta: &ListMeta,
 ) -> Result<(ByteStream, usize), ApiError> {
     let head = format!("{{\"apiVersion\":{},\"items\":[", json!(ctx.api_version()));
@@ -76,7 +129,7 @@ pub fn list_body(
     let mut tail_piece = b"],".to_vec();
     tail_piece.extend_from_slice(tail.get(1..).unwrap_or_default());
     let commas = items.len().saturating_sub(1);
-    let len = head.len() + items.iter().map(Bytes::len).sum::<usize>() + commas + tail_piece.len();
+    let len = head.len() + items.iter().map(Served::len).sum::<usize>() + commas + tail_piece.len();
     let mut chunker = Chunker {
         head: Some(Bytes::from(head)),
         items: items.into_iter().enumerate(),
@@ -89,7 +142,7 @@ pub fn list_body(
 /// Cuts the list into chunks of about [`CHUNK`] bytes as they are asked for.
 struct Chunker {
     head: Option<Bytes>,
-    items: std::iter::Enumerate<std::vec::IntoIter<Bytes>>,
+    items: std::iter::Enumerate<std::vec::IntoIter<Served>>,
     tail: Option<Bytes>,
 }
 
@@ -105,7 +158,7 @@ impl Chunker {
                     if i > 0 {
                         chunk.extend_from_slice(b",");
                     }
-                    chunk.extend_from_slice(&item);
+                    item.write_to(&mut chunk);
                 }
                 None => {
                     if let Some(tail) = self.tail.take() {

@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use bytes::Bytes;
 
-/// The forms kept for one value, by key.
-type Forms = Mutex<Vec<(Box<str>, Bytes)>>;
+/// The forms kept for one value, by key, each with a number its maker attached.
+type Forms = Mutex<Vec<(Box<str>, Bytes, u32)>>;
 
 /// One value's memoised forms; inert (nothing kept) unless made with [`Memo::shared`].
 #[derive(Clone, Default)]
@@ -34,16 +34,27 @@ impl Memo {
         key: &str,
         make: impl FnOnce() -> Result<Bytes, E>,
     ) -> Result<Bytes, E> {
+        self.get_or_try_insert_tagged(key, || make().map(|bytes| (bytes, 0)))
+            .map(|(bytes, _)| bytes)
+    }
+
+    /// [`Memo::get_or_try_insert`] of a form that carries a number (say, an offset into
+    /// the bytes).
+    pub fn get_or_try_insert_tagged<E>(
+        &self,
+        key: &str,
+        make: impl FnOnce() -> Result<(Bytes, u32), E>,
+    ) -> Result<(Bytes, u32), E> {
         let Some(cell) = &self.0 else {
             return make();
         };
         let mut forms = cell.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((_, bytes)) = forms.iter().find(|(k, _)| &**k == key) {
-            return Ok(bytes.clone());
+        if let Some((_, bytes, tag)) = forms.iter().find(|(k, _, _)| &**k == key) {
+            return Ok((bytes.clone(), *tag));
         }
-        let bytes = make()?;
-        forms.push((key.into(), bytes.clone()));
-        Ok(bytes)
+        let (bytes, tag) = make()?;
+        forms.push((key.into(), bytes.clone(), tag));
+        Ok((bytes, tag))
     }
 
     /// How many forms are kept (tests and memory accounting).

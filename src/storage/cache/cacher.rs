@@ -231,9 +231,15 @@ impl Cacher {
                 return;
             }
             Event::Put { mut kv, prev_value } => {
+                // The event and the index keep their own memo: a watch line must not
+                // outlive the event in the window by staying with the indexed object.
                 kv.memo = Memo::shared();
+                let indexed = KeyValue {
+                    memo: Memo::shared(),
+                    ..kv.clone()
+                };
                 // The previous value is the indexed one: share its bytes, not a copy.
-                let prev_value = match state.objects.insert(kv.key.clone(), kv.clone()) {
+                let prev_value = match state.objects.insert(kv.key.clone(), indexed) {
                     Some(old) if prev_value.is_some() => Some(old.value),
                     _ => prev_value,
                 };

@@ -32,6 +32,8 @@ const FILE_NAME: &str = "store.redb";
 
 /// Live events buffered per watcher before it counts as lagging (it then replays the gap).
 const CHANNEL_CAPACITY: usize = 1024;
+/// redb's page cache.
+const PAGE_CACHE: usize = 32 * 1024 * 1024;
 /// Revisions one compaction transaction forgets at most.
 const COMPACTION_CHUNK: Revision = 1000;
 
@@ -58,7 +60,12 @@ impl EmbeddedStore {
     pub fn open(dir: &Path) -> Result<Arc<EmbeddedStore>> {
         std::fs::create_dir_all(dir)
             .map_err(|e| backend(format!("cannot create {}: {e}", dir.display())))?;
-        let db = Database::create(dir.join(FILE_NAME)).map_err(backend)?;
+        // Reads are served by the watch cache: redb's page cache only needs the pages
+        // writes walk, not a copy of the data (its default is 1 GiB).
+        let db = Database::builder()
+            .set_cache_size(PAGE_CACHE)
+            .create(dir.join(FILE_NAME))
+            .map_err(backend)?;
         let revision = initialize(&db)?;
         let (events, _) = broadcast::channel(CHANNEL_CAPACITY);
         let shared = Arc::new(Shared {
