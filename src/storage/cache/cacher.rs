@@ -26,7 +26,7 @@ const LIST_CHUNK: usize = 10_000;
 const FIRST_BACKOFF: Duration = Duration::from_millis(100);
 const MAX_BACKOFF: Duration = Duration::from_secs(2);
 /// Live events a watcher may fall behind before it catches up from the window.
-const BROADCAST_CAPACITY: usize = 1024;
+pub(super) const BROADCAST_CAPACITY: usize = 1024;
 
 /// What a cache holds, guarded by one lock.
 pub(super) struct State {

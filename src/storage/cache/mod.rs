@@ -16,6 +16,8 @@
 mod cacher;
 mod gate;
 mod read;
+#[cfg(test)]
+mod tests;
 mod watch;
 
 use std::collections::BTreeMap;

@@ -33,7 +33,7 @@ const FILE_NAME: &str = "store.redb";
 /// Live events buffered per watcher before it counts as lagging (it then replays the gap).
 const CHANNEL_CAPACITY: usize = 1024;
 /// redb's page cache.
-const PAGE_CACHE: usize = 32 * 1024 * 1024;
+const PAGE_CACHE: usize = 4 * 1024 * 1024;
 /// Revisions one compaction transaction forgets at most.
 const COMPACTION_CHUNK: Revision = 1000;
 

@@ -1,0 +1,160 @@
+//! The cache over an embedded store: the window and 410, slow watchers ended and counted,
+//! consistent reads after writes, and reads at a revision the cache has moved past.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+
+use super::*;
+use crate::storage::embedded::EmbeddedStore;
+use crate::storage::{Event, StorageError};
+
+const WAIT: Duration = Duration::from_secs(20);
+const QUIET: Duration = Duration::from_secs(3600);
+
+async fn cached(window: usize) -> (tempfile::TempDir, Arc<CachedStore>, TerminatedWatchers) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = EmbeddedStore::open(dir.path()).unwrap();
+    let terminated = TerminatedWatchers::default();
+    let cache = CachedStore::start(
+        store,
+        vec![("/r/".to_string(), "things".to_string())],
+        window,
+        terminated.clone(),
+    );
+    assert!(cache.wait_ready(WAIT).await);
+    (dir, cache, terminated)
+}
+
+fn terminated_count(family: &TerminatedWatchers) -> u64 {
+    family
+        .get_or_create(&crate::metrics::ResourceLabels {
+            resource: "things".into(),
+        })
+        .get()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_before_window_compacted_inside_window_replays() {
+    let (_dir, cache, _) = cached(5).await;
+    let mut revs = Vec::new();
+    for i in 0..10 {
+        revs.push(
+            cache
+                .create(&format!("/r/{i}"), b"v".to_vec())
+                .await
+                .unwrap(),
+        );
+    }
+    // The window holds the last 5 events; wait until the cache has them all.
+    let target = revs[9];
+    assert!(cache.cachers["/r/"].wait_for(target, WAIT).await);
+    let too_old = cache.watch("/r/", revs[1], QUIET).await;
+    assert!(
+        matches!(too_old, Err(StorageError::Compacted { requested, .. }) if requested == revs[1]),
+        "{:?}",
+        too_old.err()
+    );
+    let mut w = cache.watch("/r/", revs[7], QUIET).await.unwrap();
+    for want in &revs[8..] {
+        let event = tokio::time::timeout(WAIT, w.next())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        assert_eq!(event.revision(), *want);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_slow_consumer_past_window_ended_and_counted() {
+    let (_dir, cache, terminated) = cached(10).await;
+    let mut slow = cache.watch("/r/", 0, QUIET).await.unwrap();
+    let mut fast = cache.watch("/r/", 0, QUIET).await.unwrap();
+    let total = cacher::BROADCAST_CAPACITY + 100;
+    let writer = {
+        let cache = cache.clone();
+        tokio::spawn(async move {
+            let mut last = 0;
+            for i in 0..total {
+                last = cache
+                    .create(&format!("/r/{i}"), b"v".to_vec())
+                    .await
+                    .unwrap();
+            }
+            last
+        })
+    };
+    // The fast watcher keeps up and sees every event once, in order.
+    let mut seen = Vec::new();
+    while seen.len() < total {
+        let event = tokio::time::timeout(WAIT, fast.next())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        if let Event::Put { kv, .. } = event {
+            seen.push(kv.mod_revision);
+        }
+    }
+    let last = writer.await.unwrap();
+    assert!(seen.windows(2).all(|w| w[1] == w[0] + 1), "gap or repeat");
+    assert_eq!(seen.last(), Some(&last));
+    // The slow one fell out of the window: it gets what it can, in order, then ends.
+    let mut got = Vec::new();
+    while let Some(item) = tokio::time::timeout(WAIT, slow.next()).await.unwrap() {
+        got.push(item.unwrap().revision());
+    }
+    assert!(got.len() < total, "a watcher past the window is ended");
+    assert!(
+        got.windows(2).all(|w| w[1] == w[0] + 1),
+        "no gap before the end"
+    );
+    assert_eq!(terminated_count(&terminated), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn range_consistent_after_write_sees_it() {
+    let (_dir, cache, _) = cached(100).await;
+    for i in 0..50 {
+        let key = format!("/r/{i}");
+        let rev = cache.create(&key, b"v".to_vec()).await.unwrap();
+        let got = cache.get(&key).await.unwrap().unwrap();
+        assert_eq!(got.mod_revision, rev);
+        assert!(got.memo.is_shared(), "served from the cache");
+        let all = cache
+            .range(RangeRequest {
+                prefix: "/r/".into(),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert!(all.revision >= rev);
+        assert_eq!(all.kvs.len(), i + 1);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn range_at_revision_after_change_read_from_store() {
+    let (_dir, cache, _) = cached(100).await;
+    let r1 = cache.create("/r/a", b"1".to_vec()).await.unwrap();
+    let page = |revision| RangeRequest {
+        prefix: "/r/".into(),
+        revision,
+        ..Default::default()
+    };
+    let before = cache.range(page(0)).await.unwrap();
+    assert_eq!(before.revision, r1);
+    // Nothing changed since: the cache answers at that revision.
+    let same = cache.range(page(r1)).await.unwrap();
+    assert!(same.kvs[0].memo.is_shared());
+    cache.update("/r/a", b"2".to_vec(), r1).await.unwrap();
+    assert!(cache.cachers["/r/"].wait_for(r1 + 1, WAIT).await);
+    // Changed since: the store answers with the old value.
+    let old = cache.range(page(r1)).await.unwrap();
+    assert_eq!(&old.kvs[0].value[..], b"1");
+    assert!(!old.kvs[0].memo.is_shared(), "read from the store");
+}
