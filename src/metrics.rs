@@ -9,6 +9,7 @@
 //! with empty group and resource, an unknown HTTP method as `other`, so no client can
 //! grow the series without limit.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use prometheus_client::encoding::EncodeLabelSet;
@@ -28,18 +29,22 @@ pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; cha
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RequestLabels {
     pub verb: &'static str,
-    pub group: String,
-    pub resource: String,
+    /// Shared with the catalog: labelling a request copies no string.
+    pub group: Arc<str>,
+    pub resource: Arc<str>,
     pub subresource: &'static str,
 }
+
+/// The empty label of requests for no served resource.
+static UNNAMED: std::sync::LazyLock<Arc<str>> = std::sync::LazyLock::new(|| Arc::from(""));
 
 impl RequestLabels {
     /// Labels for a request; resources the catalog does not serve are not named.
     pub fn of(info: &RequestInfo, catalog: &Catalog) -> RequestLabels {
-        let served = info.is_resource_request
-            && catalog
-                .lookup(&info.api_group, &info.api_version, &info.resource)
-                .is_some();
+        let served = info
+            .is_resource_request
+            .then(|| catalog.lookup(&info.api_group, &info.api_version, &info.resource))
+            .flatten();
         // a closed label set: clients cannot grow the series with made-up subresources
         let subresource = match info.subresource {
             Subresource::None => "",
@@ -49,17 +54,9 @@ impl RequestLabels {
         };
         RequestLabels {
             verb: verb_label(&info.verb),
-            group: if served {
-                info.api_group.clone()
-            } else {
-                String::new()
-            },
-            resource: if served {
-                info.resource.clone()
-            } else {
-                String::new()
-            },
-            subresource: if served { subresource } else { "" },
+            group: served.map_or_else(|| UNNAMED.clone(), |r| r.labels.group.clone()),
+            resource: served.map_or_else(|| UNNAMED.clone(), |r| r.labels.plural.clone()),
+            subresource: if served.is_some() { subresource } else { "" },
         }
     }
 }
@@ -80,10 +77,10 @@ fn verb_label(verb: &Verb) -> &'static str {
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct CodeLabels {
     verb: &'static str,
-    group: String,
-    resource: String,
+    group: Arc<str>,
+    resource: Arc<str>,
     subresource: &'static str,
-    code: String,
+    code: u16,
 }
 
 impl CodeLabels {
@@ -93,7 +90,7 @@ impl CodeLabels {
             group: labels.group,
             resource: labels.resource,
             subresource: labels.subresource,
-            code: code.to_string(),
+            code,
         }
     }
 }
@@ -143,7 +140,7 @@ pub struct Metrics {
 /// One resource (`plural.group`).
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ResourceLabels {
-    pub resource: String,
+    pub resource: Arc<str>,
 }
 
 impl Default for Metrics {
@@ -285,9 +282,9 @@ impl Metrics {
 
     /// The counters of one resource's watch events sent and serialized (taken once per
     /// watch, so sending an event allocates no label).
-    pub fn watch_counters(&self, resource: &str) -> (Counter, Counter) {
+    pub fn watch_counters(&self, resource: &Arc<str>) -> (Counter, Counter) {
         let labels = ResourceLabels {
-            resource: resource.to_string(),
+            resource: resource.clone(),
         };
         (
             self.watch_events.get_or_create(&labels).clone(),
@@ -378,7 +375,7 @@ mod tests {
         for (path, group, subresource) in cases {
             let info = crate::request::info::parse("GET", path, &Default::default());
             let labels = RequestLabels::of(&info, &catalog);
-            assert_eq!(labels.group, group, "{path}");
+            assert_eq!(&*labels.group, group, "{path}");
             assert_eq!(labels.subresource, subresource, "{path}");
         }
     }

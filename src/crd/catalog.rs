@@ -66,6 +66,16 @@ pub struct ServedResource {
     /// Per `group/version` of every version (served or not), the spec replicas path,
     /// `None` without the scale subresource: how `/scale` writes move managedFields.
     pub replicas_paths: ResourcePathMappings,
+    /// The names as shared strings, for metric labels taken per request without copying.
+    pub labels: LabelNames,
+}
+
+/// A resource's group, plural and `plural.group`, shared.
+#[derive(Clone, Debug)]
+pub struct LabelNames {
+    pub group: Arc<str>,
+    pub plural: Arc<str>,
+    pub resource: Arc<str>,
 }
 
 impl ServedResource {
@@ -83,7 +93,9 @@ impl ServedResource {
 #[derive(Default)]
 pub struct Catalog {
     resources: Vec<Arc<ServedResource>>,
-    by_group_version_plural: BTreeMap<(String, String, String), Arc<ServedResource>>,
+    /// group → version → plural: looked up with the request's `&str`s, no key is built.
+    by_group_version_plural:
+        BTreeMap<String, BTreeMap<String, BTreeMap<String, Arc<ServedResource>>>>,
     /// The OpenAPI v2 and v3 documents, serialized once.
     openapi: super::openapi::Documents,
 }
@@ -101,10 +113,13 @@ impl Catalog {
         for crd in crds {
             let served = Arc::new(served_resource(crd)?);
             for v in &served.versions {
-                catalog.by_group_version_plural.insert(
-                    (served.group.clone(), v.name.clone(), served.plural.clone()),
-                    served.clone(),
-                );
+                catalog
+                    .by_group_version_plural
+                    .entry(served.group.clone())
+                    .or_default()
+                    .entry(v.name.clone())
+                    .or_default()
+                    .insert(served.plural.clone(), served.clone());
             }
             catalog.resources.push(served);
         }
@@ -126,11 +141,10 @@ impl Catalog {
 
     /// The resource served at `/apis/<group>/<version>/<plural>`.
     pub fn lookup(&self, group: &str, version: &str, plural: &str) -> Option<&Arc<ServedResource>> {
-        self.by_group_version_plural.get(&(
-            group.to_string(),
-            version.to_string(),
-            plural.to_string(),
-        ))
+        self.by_group_version_plural
+            .get(group)?
+            .get(version)?
+            .get(plural)
     }
 
     /// Groups in name order, each with its served versions by priority.
@@ -201,6 +215,11 @@ fn served_resource(crd: &CustomResourceDefinition) -> Result<ServedResource, Cat
         status_reset,
         replicas_paths,
         crd_name: crd.metadata.name.clone().unwrap_or_default(),
+        labels: LabelNames {
+            group: spec.group.as_str().into(),
+            plural: names.plural.as_str().into(),
+            resource: format!("{}.{}", names.plural, spec.group).into(),
+        },
         group: spec.group.clone(),
         plural: names.plural.clone(),
         singular: super::check::singular(crd),

@@ -85,9 +85,7 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
     let (tx, rx) = mpsc::channel(256);
     let initial_end_bookmark =
         options.send_initial_events == Some(true) && options.allow_watch_bookmarks;
-    let (sent, encodings) = state
-        .metrics
-        .watch_counters(&format!("{}.{}", ctx.resource.plural, ctx.resource.group));
+    let (sent, encodings) = state.metrics.watch_counters(&ctx.resource.labels.resource);
     let watcher = Watcher {
         sent,
         encodings,

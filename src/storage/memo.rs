@@ -53,6 +53,8 @@ impl Memo {
             return Ok((bytes.clone(), *tag));
         }
         let (bytes, tag) = make()?;
+        // Most values keep one or two forms: no room for four.
+        forms.reserve_exact(1);
         forms.push((key.into(), bytes.clone(), tag));
         Ok((bytes, tag))
     }

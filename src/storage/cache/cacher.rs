@@ -59,8 +59,8 @@ impl State {
 pub struct Cacher {
     /// The storage prefix of the resource, ending in `/`.
     pub(super) prefix: String,
-    /// The resource's name in metrics (`group/plural` from the prefix).
-    pub(super) resource: String,
+    /// The resource's name in metrics (`plural.group`).
+    pub(super) resource: std::sync::Arc<str>,
     pub(super) inner: Arc<dyn Store>,
     state: RwLock<State>,
     /// The applied revision, for readers waiting for the cache to catch up.
@@ -81,7 +81,7 @@ impl Cacher {
     ) -> Arc<Cacher> {
         Arc::new(Cacher {
             prefix,
-            resource,
+            resource: resource.into(),
             inner,
             state: RwLock::new(State {
                 objects: BTreeMap::new(),
