@@ -132,7 +132,7 @@ pub struct Metrics {
     webhooks: Family<WebhookLabels, Counter>,
     requestheader_ca_shared: Gauge,
     inflight: Family<InflightLabels, Gauge>,
-    terminated_watchers: crate::storage::cache::TerminatedWatchers,
+    cache: crate::storage::cache::CacheMetrics,
     watch_events: Family<ResourceLabels, Counter>,
     watch_encodings: Family<ResourceLabels, Counter>,
 }
@@ -158,14 +158,19 @@ impl Metrics {
         let webhooks = Family::<WebhookLabels, Counter>::default();
         let requestheader_ca_shared = Gauge::default();
         let inflight = Family::<InflightLabels, Gauge>::default();
-        let terminated_watchers = crate::storage::cache::TerminatedWatchers::default();
+        let cache = crate::storage::cache::CacheMetrics::default();
         let watch_events = Family::<ResourceLabels, Counter>::default();
         let watch_encodings = Family::<ResourceLabels, Counter>::default();
         let mut registry = Registry::default();
         registry.register(
             "apiserver_terminated_watchers",
             "Watchers ended because they could not keep up with the watch cache, by resource",
-            terminated_watchers.clone(),
+            cache.terminated.clone(),
+        );
+        registry.register(
+            "crd_apiserver_watch_cache_fallbacks",
+            "Reads the store answered because the watch cache did not catch up in time, by resource",
+            cache.fallbacks.clone(),
         );
         registry.register(
             "apiserver_watch_events",
@@ -215,7 +220,7 @@ impl Metrics {
         Metrics {
             registry,
             inflight,
-            terminated_watchers,
+            cache,
             watch_events,
             watch_encodings,
             requests,
@@ -275,9 +280,9 @@ impl Metrics {
     }
 
     /// The registry in the OpenMetrics text format.
-    /// The terminated-watchers family the watch cache counts into.
-    pub fn terminated_watchers(&self) -> crate::storage::cache::TerminatedWatchers {
-        self.terminated_watchers.clone()
+    /// The families the watch cache counts into.
+    pub fn cache(&self) -> crate::storage::cache::CacheMetrics {
+        self.cache.clone()
     }
 
     /// The counters of one resource's watch events sent and serialized (taken once per

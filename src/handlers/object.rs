@@ -78,6 +78,24 @@ pub async fn get(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Rep
             .ok()
             .and_then(|r| i64::try_from(r).ok())
             .unwrap_or(0);
+        if not_older_than > 0 {
+            // A revision the store has not reached is kube's 504 "Too large resource
+            // version", not the current object.
+            let current = state
+                .store
+                .current_revision()
+                .await
+                .map_err(|e| ctx.storage_error(&ctx.name, e))?;
+            if not_older_than > current {
+                return Err(ctx.storage_error(
+                    &ctx.name,
+                    crate::storage::StorageError::FutureRevision {
+                        requested: not_older_than,
+                        current,
+                    },
+                ));
+            }
+        }
         state.store.get_not_older_than(&key, not_older_than).await
     };
     let kv = found

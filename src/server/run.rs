@@ -124,12 +124,7 @@ fn watch_cache(
         })
         .collect();
     prefixes.dedup();
-    let cache = CachedStore::start(
-        direct,
-        prefixes,
-        flags.watch_cache_size,
-        metrics.terminated_watchers(),
-    );
+    let cache = CachedStore::start(direct, prefixes, flags.watch_cache_size, metrics.cache());
     let filling = cache.clone();
     tokio::spawn(async move {
         let started = std::time::Instant::now();

@@ -195,6 +195,13 @@ pub trait Store: Send + Sync + 'static {
         self.watch(prefix, after, progress_every).await
     }
 
+    /// Whether [`Store::watch_with_progress`] answers a request promptly and in order
+    /// with events. Without it the watch cache cannot prove it caught up, so consistent
+    /// reads go to the store (kube does the same on such etcd versions).
+    fn progress_on_request(&self) -> bool {
+        true
+    }
+
     /// The latest revision.
     async fn current_revision(&self) -> Result<Revision>;
 

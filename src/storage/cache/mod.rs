@@ -38,8 +38,18 @@ pub const CONSISTENT_WAIT: Duration = Duration::from_secs(3);
 /// minute of a busy resource's history for watches to resume from.
 pub const DEFAULT_WINDOW: usize = 10_000;
 
-/// Terminated watchers per resource (kube's `apiserver_terminated_watchers_total`).
-pub type TerminatedWatchers = Family<crate::metrics::ResourceLabels, Counter>;
+/// A counter per resource.
+pub type PerResource = Family<crate::metrics::ResourceLabels, Counter>;
+
+/// What the cache counts.
+#[derive(Clone, Default)]
+pub struct CacheMetrics {
+    /// Watchers ended for falling out of the window (kube's
+    /// `apiserver_terminated_watchers_total`).
+    pub terminated: PerResource,
+    /// Reads the store answered because the cache did not catch up in time.
+    pub fallbacks: PerResource,
+}
 
 /// The cache over one store.
 pub struct CachedStore {
@@ -47,7 +57,7 @@ pub struct CachedStore {
     /// The caches by resource prefix.
     cachers: BTreeMap<String, Arc<Cacher>>,
     gate: RevisionGate,
-    terminated: TerminatedWatchers,
+    metrics: CacheMetrics,
 }
 
 impl CachedStore {
@@ -57,7 +67,7 @@ impl CachedStore {
         inner: Arc<dyn Store>,
         prefixes: Vec<(String, String)>,
         window: usize,
-        terminated: TerminatedWatchers,
+        metrics: CacheMetrics,
     ) -> Arc<CachedStore> {
         let cachers: BTreeMap<_, _> = prefixes
             .into_iter()
@@ -71,7 +81,7 @@ impl CachedStore {
             inner,
             cachers,
             gate: RevisionGate::default(),
-            terminated,
+            metrics,
         })
     }
 
@@ -119,25 +129,36 @@ impl CachedStore {
         self.gate.current(self.inner.as_ref()).await
     }
 
-    fn terminated_counter(&self, cacher: &Cacher) -> Counter {
-        self.terminated
+    fn counter(family: &PerResource, cacher: &Cacher) -> Counter {
+        family
             .get_or_create(&crate::metrics::ResourceLabels {
                 resource: cacher.resource.clone(),
             })
             .clone()
+    }
+
+    /// A read the cache could not answer in time goes to the store, counted.
+    fn fell_back(&self, cacher: &Cacher) {
+        Self::counter(&self.metrics.fallbacks, cacher).inc();
     }
 }
 
 #[async_trait::async_trait]
 impl Store for CachedStore {
     async fn get(&self, key: &str) -> Result<Option<KeyValue>> {
-        let Some(cacher) = self.cacher(key) else {
+        let Some(cacher) = self
+            .cacher(key)
+            .filter(|_| self.inner.progress_on_request())
+        else {
             return self.inner.get(key).await;
         };
         let target = self.consistent_revision().await?;
         match read::get(cacher, key, target, CONSISTENT_WAIT).await {
             Some(found) => Ok(found),
-            None => self.inner.get(key).await,
+            None => {
+                self.fell_back(cacher);
+                self.inner.get(key).await
+            }
         }
     }
 
@@ -151,7 +172,10 @@ impl Store for CachedStore {
         };
         match read::get(cacher, key, not_older_than, CONSISTENT_WAIT).await {
             Some(found) => Ok(found),
-            None => self.inner.get(key).await,
+            None => {
+                self.fell_back(cacher);
+                self.inner.get(key).await
+            }
         }
     }
 
@@ -167,11 +191,15 @@ impl Store for CachedStore {
         }
         let target = match req.not_older_than {
             Some(revision) => revision,
+            None if !self.inner.progress_on_request() => return self.inner.range(req).await,
             None => self.consistent_revision().await?,
         };
         match read::range_fresh(cacher, &req, target, CONSISTENT_WAIT).await {
             Some(result) => Ok(result),
-            None => self.inner.range(req).await,
+            None => {
+                self.fell_back(cacher);
+                self.inner.range(req).await
+            }
         }
     }
 
@@ -194,16 +222,14 @@ impl Store for CachedStore {
         progress_every: Duration,
     ) -> Result<WatchStream> {
         if let Some(cacher) = self.cacher(prefix) {
-            // "From now" is the store's now: the cache must have reached it first.
+            // "From now" is the store's now: events up to it are skipped even when the
+            // cache has not applied them yet, so there is nothing to wait for.
             let start = match after {
                 0 => self.consistent_revision().await?,
                 after => after,
             };
-            let caught_up = after > 0 || cacher.wait_for(start, CONSISTENT_WAIT).await;
-            let counter = self.terminated_counter(cacher);
-            if caught_up
-                && let Some(opened) = watch::open(cacher, prefix, start, progress_every, counter)
-            {
+            let counter = Self::counter(&self.metrics.terminated, cacher);
+            if let Some(opened) = watch::open(cacher, prefix, start, progress_every, counter) {
                 return opened;
             }
         }

@@ -15,21 +15,22 @@ use crate::storage::{Event, StorageError};
 const WAIT: Duration = Duration::from_secs(20);
 const QUIET: Duration = Duration::from_secs(3600);
 
-async fn cached(window: usize) -> (tempfile::TempDir, Arc<CachedStore>, TerminatedWatchers) {
+async fn cached(window: usize) -> (tempfile::TempDir, Arc<CachedStore>, PerResource) {
     let dir = tempfile::tempdir().unwrap();
     let store = EmbeddedStore::open(dir.path()).unwrap();
-    let terminated = TerminatedWatchers::default();
+    let metrics = CacheMetrics::default();
+    let terminated = metrics.terminated.clone();
     let cache = CachedStore::start(
         store,
         vec![("/r/".to_string(), "things".to_string())],
         window,
-        terminated.clone(),
+        metrics,
     );
     assert!(cache.wait_ready(WAIT).await);
     (dir, cache, terminated)
 }
 
-fn terminated_count(family: &TerminatedWatchers) -> u64 {
+fn terminated_count(family: &PerResource) -> u64 {
     family
         .get_or_create(&crate::metrics::ResourceLabels {
             resource: "things".into(),

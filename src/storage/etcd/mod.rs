@@ -222,6 +222,10 @@ impl Store for EtcdStore {
         .await
     }
 
+    fn progress_on_request(&self) -> bool {
+        self.shared.synchronised_progress
+    }
+
     async fn current_revision(&self) -> Result<Revision> {
         self.shared.current_revision().await
     }

@@ -209,7 +209,9 @@ impl Watcher {
             // (etcd-io/etcd#15220), and `idle` asks for those only where that is fixed.
             let revision = header_revision(resp.header()).map_err(Stop::Failed)?;
             self.last = self.last.max(revision);
-            if std::mem::take(&mut self.progress_requested) {
+            // Owners that follow progress (the watch cache) hear of timed notifications
+            // too: they are in order with events on every server version.
+            if std::mem::take(&mut self.progress_requested) || self.requests.is_some() {
                 self.pending.push_back(Event::Progress {
                     revision: self.last,
                 });
