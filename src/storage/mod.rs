@@ -129,6 +129,18 @@ pub enum StorageError {
     Backend(String),
 }
 
+/// The shortest progress interval honoured (a zero interval would spin).
+const MIN_PROGRESS: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// When a watch's next progress event is due if nothing is yielded before.
+pub(crate) fn progress_deadline(every: std::time::Duration) -> tokio::time::Instant {
+    let now = tokio::time::Instant::now();
+    let far = std::time::Duration::from_secs(10 * 365 * 24 * 3600);
+    now.checked_add(every.max(MIN_PROGRESS))
+        .or_else(|| now.checked_add(far))
+        .unwrap_or(now)
+}
+
 /// Resolves when a watch's owner asks for progress; never without a request channel.
 pub(crate) async fn progress_requested(requests: Option<&tokio::sync::Notify>) {
     match requests {

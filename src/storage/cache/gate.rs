@@ -52,7 +52,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn current_concurrent_reads_share_fetches() {
+    async fn current_concurrent_reads_all_see_last_write() {
         let dir = tempfile::tempdir().unwrap();
         let store = EmbeddedStore::open(dir.path()).unwrap();
         let written = store.create("/k", b"v".to_vec()).await.unwrap();

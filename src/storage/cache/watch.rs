@@ -20,18 +20,6 @@ use tokio::time::Instant;
 use super::cacher::{Cacher, State};
 use crate::storage::{Event, Result, Revision, StorageError, WatchStream};
 
-/// The shortest progress interval honoured (a zero interval would spin).
-const MIN_PROGRESS: Duration = Duration::from_millis(10);
-
-/// When the next progress event is due if nothing is yielded before.
-fn deadline(every: Duration) -> Instant {
-    let now = Instant::now();
-    let far = Duration::from_secs(10 * 365 * 24 * 3600);
-    now.checked_add(every.max(MIN_PROGRESS))
-        .or_else(|| now.checked_add(far))
-        .unwrap_or(now)
-}
-
 /// Opens a watch on keys under `prefix` after `after` (0 = now) from the cache; `None`
 /// while the cache is not ready (the caller watches the store instead).
 pub(super) fn open(
@@ -59,7 +47,7 @@ pub(super) fn open(
         last: start,
         pending: VecDeque::new(),
         every,
-        idle_deadline: deadline(every),
+        idle_deadline: crate::storage::progress_deadline(every),
         terminated,
         done: false,
     };
@@ -89,7 +77,7 @@ impl CachedWatch {
     async fn next(&mut self) -> Option<Result<Event>> {
         loop {
             if let Some(event) = self.pending.pop_front() {
-                self.idle_deadline = deadline(self.every);
+                self.idle_deadline = crate::storage::progress_deadline(self.every);
                 return Some(Ok(event));
             }
             if self.done {
@@ -169,7 +157,7 @@ impl CachedWatch {
     /// revision (the applier broadcasts under the write lock, so with the read lock held
     /// an empty receiver has everything up to it).
     fn progress(&mut self) {
-        self.idle_deadline = deadline(self.every);
+        self.idle_deadline = crate::storage::progress_deadline(self.every);
         let Some(cacher) = self.cacher.upgrade() else {
             self.done = true;
             return;

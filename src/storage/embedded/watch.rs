@@ -21,18 +21,6 @@ use crate::storage::{Event, Result, Revision, StorageError, WatchStream};
 /// Log entries read per blocking call while replaying.
 const REPLAY_BATCH: i64 = 512;
 
-/// The shortest progress interval honoured (a zero interval would spin).
-const MIN_PROGRESS: Duration = Duration::from_millis(10);
-
-/// When the next progress event is due if nothing is yielded before.
-fn deadline(every: Duration) -> Instant {
-    let now = Instant::now();
-    let far = Duration::from_secs(10 * 365 * 24 * 3600);
-    now.checked_add(every.max(MIN_PROGRESS))
-        .or_else(|| now.checked_add(far))
-        .unwrap_or(now)
-}
-
 /// Opens a watch on keys under `prefix` after revision `after` (0 = now).
 pub(super) async fn open(
     store: &EmbeddedStore,
@@ -58,7 +46,7 @@ pub(super) async fn open(
         replay_to: counters.revision,
         pending: VecDeque::new(),
         every: progress_every,
-        idle_deadline: deadline(progress_every),
+        idle_deadline: crate::storage::progress_deadline(progress_every),
         requests,
         done: false,
     };
@@ -90,7 +78,7 @@ impl Watcher {
     async fn next(&mut self) -> Option<Result<Event>> {
         loop {
             if let Some(event) = self.pending.pop_front() {
-                self.idle_deadline = deadline(self.every);
+                self.idle_deadline = crate::storage::progress_deadline(self.every);
                 return Some(Ok(event));
             }
             if self.done {

@@ -22,8 +22,6 @@ use super::errors::{backend, call_plain};
 use super::kv::{header_revision, key_value, prefix_range};
 use crate::storage::{Event, Result, Revision, StorageError, WatchStream};
 
-/// The shortest progress interval honoured (a zero interval would spin).
-const MIN_PROGRESS: Duration = Duration::from_millis(10);
 /// The first and the longest pause between attempts to re-create a broken watch.
 const FIRST_BACKOFF: Duration = Duration::from_millis(100);
 const MAX_BACKOFF: Duration = Duration::from_secs(2);
@@ -59,7 +57,7 @@ pub(super) async fn open(
         pending: VecDeque::new(),
         failure: None,
         every,
-        progress_due: deadline(every),
+        progress_due: crate::storage::progress_deadline(every),
         progress_requested: false,
         requests,
         backoff: FIRST_BACKOFF,
@@ -104,15 +102,6 @@ async fn connect(
     }
 }
 
-/// When the next progress event is due if nothing is yielded before.
-fn deadline(every: Duration) -> Instant {
-    let now = Instant::now();
-    let far = Duration::from_secs(10 * 365 * 24 * 3600);
-    now.checked_add(every.max(MIN_PROGRESS))
-        .or_else(|| now.checked_add(far))
-        .unwrap_or(now)
-}
-
 /// Why a watch stops.
 enum Stop {
     /// The store was dropped: the stream just ends.
@@ -147,7 +136,7 @@ impl Watcher {
     async fn next(&mut self) -> Option<Result<Event>> {
         loop {
             if let Some(event) = self.pending.pop_front() {
-                self.progress_due = deadline(self.every);
+                self.progress_due = crate::storage::progress_deadline(self.every);
                 return Some(Ok(event));
             }
             if self.done {
@@ -259,7 +248,7 @@ impl Watcher {
     /// progress answers are synchronised with events are asked for the current revision;
     /// older ones get the last revision known to be complete.
     async fn idle(&mut self) -> Result<(), Stop> {
-        self.progress_due = deadline(self.every);
+        self.progress_due = crate::storage::progress_deadline(self.every);
         if !self.shared.synchronised_progress {
             self.pending.push_back(Event::Progress {
                 revision: self.last,
@@ -300,7 +289,7 @@ impl Watcher {
                     tracing::info!(prefix = %self.prefix, last = self.last, "etcd watch resumed");
                     self.conn = Some(conn);
                     self.backoff = FIRST_BACKOFF;
-                    self.progress_due = deadline(self.every);
+                    self.progress_due = crate::storage::progress_deadline(self.every);
                     return match first {
                         Some(resp) => self.accept(resp),
                         None => Ok(()),
