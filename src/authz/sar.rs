@@ -6,11 +6,13 @@
 //! allowed ones for `--authorization-webhook-cache-authorized-ttl`, the others for
 //! `--authorization-webhook-cache-unauthorized-ttl`; failed calls are not cached.
 //!
-//! The cache key is the SHA-256 of the spec's JSON, not the JSON itself: a spec is as long
-//! as the client's selectors (up to the request-line limit), and kube's webhook caches
-//! those too (its size check counts only namespace, verb, group, version, resource,
-//! subresource, name and path). Hashing keeps every entry 32 bytes, so a long selector
-//! costs one review per TTL like any other request and the cache's memory stays bounded.
+//! The cache key is the SHA-256 of what the spec is made from (user and request info),
+//! not the spec itself: a spec is as long as the client's selectors (up to the
+//! request-line limit), and kube's webhook caches those too (its size check counts only
+//! namespace, verb, group, version, resource, subresource, name and path). Hashing keeps
+//! every entry 32 bytes, so a long selector costs one review per TTL like any other
+//! request and the cache's memory stays bounded; hashing the inputs as they are means a
+//! cache hit builds and copies nothing.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -137,14 +139,45 @@ pub(crate) fn label_attributes(selector: &LabelSelector) -> Option<LabelSelector
     })
 }
 
-/// The SHA-256 of a spec's JSON.
+/// A SHA-256 naming one review.
 type SpecKey = [u8; 32];
 
-/// The cache key of `spec`; `None` (not cached) only if it cannot be serialized.
-fn spec_key(spec: &SubjectAccessReviewSpec) -> Option<SpecKey> {
-    let json = serde_json::to_vec(spec).ok()?;
-    let digest = ring::digest::digest(&ring::digest::SHA256, &json);
-    digest.as_ref().try_into().ok()
+/// The cache key of the review of `user` doing `info`: the SHA-256 of everything
+/// [`spec`] reads, each part length-prefixed, hashed as it is (nothing is built or
+/// copied for a cache hit). Equal inputs make equal specs; two inputs that happen to
+/// make the same spec only miss the cache.
+fn request_key(user: &UserInfo, info: &RequestInfo) -> Option<SpecKey> {
+    let mut hash = ring::digest::Context::new(&ring::digest::SHA256);
+    let mut part = |bytes: &[u8]| {
+        hash.update(&(bytes.len() as u64).to_le_bytes());
+        hash.update(bytes);
+    };
+    part(user.name.as_bytes());
+    part(user.uid.as_bytes());
+    part(&(user.groups.len() as u64).to_le_bytes());
+    user.groups.iter().for_each(|g| part(g.as_bytes()));
+    part(&(user.extra.len() as u64).to_le_bytes());
+    for (key, values) in &user.extra {
+        part(key.as_bytes());
+        part(&(values.len() as u64).to_le_bytes());
+        values.iter().for_each(|v| part(v.as_bytes()));
+    }
+    part(&[u8::from(info.is_resource_request)]);
+    for text in [
+        info.namespace.as_str(),
+        info.verb.as_str(),
+        info.api_group.as_str(),
+        info.api_version.as_str(),
+        info.resource.as_str(),
+        info.subresource.as_str(),
+        info.name.as_str(),
+        info.field_selector.as_str(),
+        info.label_selector.as_str(),
+        info.path.as_str(),
+    ] {
+        part(text.as_bytes());
+    }
+    hash.finish().as_ref().try_into().ok()
 }
 
 #[derive(Clone, Debug)]
@@ -184,13 +217,12 @@ impl SarAuthorizer {
         user: &UserInfo,
         info: &RequestInfo,
     ) -> Result<Decision, SarError> {
-        let spec = spec(user, info);
-        let key = spec_key(&spec);
+        let key = request_key(user, info);
         let cached = key.and_then(|k| self.cache.get(&k, Instant::now()));
         let answer = match cached {
             Some(hit) => hit,
             None => {
-                let answer = self.review(spec).await?;
+                let answer = self.review(spec(user, info)).await?;
                 if let Some(key) = key {
                     let ttl = if answer.allowed {
                         self.allowed_ttl
@@ -298,19 +330,22 @@ mod tests {
     }
 
     #[test]
-    fn spec_key_long_selector_has_fixed_size_distinct_key() {
+    fn request_key_long_selector_has_fixed_size_distinct_key() {
         let bob = UserInfo::authenticated("bob".into(), vec![]);
         let values: Vec<String> = (0..3000).map(|i| format!("v{i}")).collect();
         let long = format!("labelSelector=app%20in%20({})", values.join(","));
         let path = "/apis/g/v1/namespaces/ns/things";
         let keys: Vec<Option<SpecKey>> = [long.as_str(), "labelSelector=app%3Dv1", ""]
             .iter()
-            .map(|q| spec_key(&spec(&bob, &info::parse("GET", path, &Query::parse(q)))))
+            .map(|q| request_key(&bob, &info::parse("GET", path, &Query::parse(q))))
             .collect();
         assert!(keys.iter().all(Option::is_some), "every spec is cacheable");
         assert_ne!(keys[0], keys[1]);
         assert_ne!(keys[1], keys[2]);
-        let again = spec_key(&spec(&bob, &info::parse("GET", path, &Query::parse(&long))));
-        assert_eq!(again, keys[0], "same spec, same key");
+        let again = request_key(&bob, &info::parse("GET", path, &Query::parse(&long)));
+        assert_eq!(again, keys[0], "same request, same key");
+        let alice = UserInfo::authenticated("alice".into(), vec![]);
+        let other_user = request_key(&alice, &info::parse("GET", path, &Query::parse(&long)));
+        assert_ne!(other_user, keys[0], "another user, another key");
     }
 }
