@@ -81,18 +81,27 @@ fn encode(object: &Value) -> Result<Vec<u8>, ApiError> {
     serde_json::to_vec(object).map_err(|e| ApiError::internal("encoding a stored object", &e))
 }
 
+/// The memo key of a watch line of this version and type (made once per watch).
+pub fn line_key(ctx: &Target, event_type: EventType) -> String {
+    format!("{}\u{0}{}", ctx.version().name, event_type.as_str())
+}
+
 /// One watch line, `{"type":…,"object":…}` and a newline, for the object of `kv`: made
-/// once per event, version and type, counted in `encodings` when made.
+/// once per event, version and type (`key`, from [`line_key`]), counted in `encodings`
+/// when made.
 pub fn event_line(
     ctx: &Target,
     kv: &KeyValue,
     event_type: EventType,
+    key: &str,
     encodings: &Counter,
 ) -> Result<Bytes, ApiError> {
-    // The object first: the memo is not re-entrant.
+    if let Some(line) = kv.memo.get(key) {
+        return Ok(line);
+    }
+    // The object before the line: the memo is not re-entrant.
     let object = object_bytes(ctx, kv)?;
-    let key = format!("{}\u{0}{}", ctx.version().name, event_type.as_str());
-    kv.memo.get_or_try_insert(&key, || {
+    kv.memo.get_or_try_insert(key, || {
         encodings.inc();
         Ok::<_, ApiError>(frame(event_type, &object))
     })

@@ -39,6 +39,8 @@ struct Watcher {
     /// Events sent, and events serialized (once per event for all plain watchers).
     sent: Counter,
     encodings: Counter,
+    /// The memo keys of this watch's ADDED, MODIFIED and DELETED lines.
+    line_keys: [String; 3],
 }
 
 pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
@@ -95,6 +97,8 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
         conversion: converted,
         tx,
         headers_sent: std::sync::atomic::AtomicBool::new(false),
+        line_keys: [EventType::Added, EventType::Modified, EventType::Deleted]
+            .map(|t| served::line_key(ctx, t)),
     };
     tokio::spawn(async move {
         let _ =
@@ -139,7 +143,12 @@ impl Watcher {
                 Err(_) => false,
             };
         }
-        match served::event_line(&self.ctx, kv, event_type, &self.encodings) {
+        let key = match event_type {
+            EventType::Added => &self.line_keys[0],
+            EventType::Modified => &self.line_keys[1],
+            _ => &self.line_keys[2],
+        };
+        match served::event_line(&self.ctx, kv, event_type, key, &self.encodings) {
             Ok(line) => self.send_line(line).await,
             Err(_) => false,
         }

@@ -38,6 +38,19 @@ impl Memo {
             .map(|(bytes, _)| bytes)
     }
 
+    /// The form under `key`, if it was made.
+    pub fn get(&self, key: &str) -> Option<Bytes> {
+        let forms = self
+            .0
+            .as_ref()?
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        forms
+            .iter()
+            .find(|(k, _, _)| &**k == key)
+            .map(|(_, bytes, _)| bytes.clone())
+    }
+
     /// [`Memo::get_or_try_insert`] of a form that carries a number (say, an offset into
     /// the bytes).
     pub fn get_or_try_insert_tagged<E>(

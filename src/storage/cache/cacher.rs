@@ -115,6 +115,13 @@ impl Cacher {
         self.read().ready
     }
 
+    /// Waits until the cache has listed (the applied revision is announced after).
+    pub(super) async fn wait_ready(&self) {
+        let mut rx = self.revision.subscribe();
+        // Only a closed channel fails, and the sender lives as long as `self`.
+        let _ = rx.wait_for(|_| self.ready()).await;
+    }
+
     /// How many objects the cache holds.
     pub fn object_count(&self) -> usize {
         self.read().objects.len()

@@ -85,28 +85,24 @@ impl CachedStore {
         })
     }
 
-    /// The store underneath.
-    pub fn inner(&self) -> &Arc<dyn Store> {
-        &self.inner
-    }
-
     /// Whether every cache has listed and follows the store.
     pub fn ready(&self) -> bool {
         self.cachers.values().all(|c| c.ready())
     }
 
-    /// Waits (polling, as readiness probes do) until every cache is ready or `within`
-    /// passes; true when ready.
+    /// Waits until every cache is ready or `within` passes; true when ready.
     pub async fn wait_ready(&self, within: Duration) -> bool {
-        let deadline = tokio::time::Instant::now().checked_add(within);
-        loop {
-            if self.ready() {
-                return true;
+        let all = async {
+            for cacher in self.cachers.values() {
+                cacher.wait_ready().await;
             }
-            if deadline.is_some_and(|d| tokio::time::Instant::now() >= d) {
-                return false;
+        };
+        match tokio::time::Instant::now().checked_add(within) {
+            Some(deadline) => tokio::time::timeout_at(deadline, all).await.is_ok(),
+            None => {
+                all.await;
+                true
             }
-            tokio::time::sleep(Duration::from_millis(2)).await;
         }
     }
 
