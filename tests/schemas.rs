@@ -12,6 +12,9 @@ use std::path::{Path, PathBuf};
 use common::{Server, json_of, resource_version, start_with_definitions, write_temp};
 use serde_json::{Value, json};
 
+#[path = "schemas/duplicates.rs"]
+mod duplicates;
+
 const CT: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
 const SAMPLES: &str = "/apis/schemas.example.com/v1";
 

@@ -6,21 +6,8 @@ use serde_json::Value;
 
 use crate::error::{ApiError, FieldError};
 use crate::handlers::context::Target;
-use crate::request::negotiate::BodyFormat;
 use crate::request::options::FieldValidation;
-use crate::request::strict;
 use crate::schema::{default, prune, rules, validate};
-
-/// Strict-decoding findings: duplicate fields of the request body, in kube's words
-/// (`duplicate field "spec.a"`), empty when the directive ignores them.
-pub fn duplicates(body: &[u8], format: BodyFormat, directive: FieldValidation) -> Vec<String> {
-    match directive {
-        FieldValidation::Ignore => Vec::new(),
-        FieldValidation::Warn | FieldValidation::Strict => {
-            strict::duplicate_fields(body, matches!(format, BodyFormat::Yaml))
-        }
-    }
-}
 
 /// Decodes a request object into the served schema: prunes unknown fields and applies
 /// defaults. Strict answers kube's 400 for unknown or duplicate fields; Warn returns

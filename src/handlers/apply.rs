@@ -63,9 +63,10 @@ pub async fn apply(
         Subresource::Status => Scope::Status,
         _ => Scope::Main,
     };
-    let duplicates = match options.field_validation {
-        FieldValidation::Ignore => Vec::new(),
-        _ => strict::duplicate_fields(&call.body, true),
+    // go-yaml's duplicate keys come from its own scan: the YAML decode cannot see them.
+    let duplicates = match options.field_validation.reports() {
+        true => strict::duplicate_fields(&call.body, true),
+        false => Vec::new(),
     };
     let request = Apply {
         patch,

@@ -6,7 +6,9 @@ use serde_json::{Value, json};
 
 use crate::error::{ApiError, FieldError};
 use crate::handlers::context::Target;
-use crate::request::body::{MAX_NESTING, check_nesting, check_nesting_at, parse_json};
+use crate::request::body::{
+    MAX_NESTING, check_nesting, check_nesting_at, parse_json, parse_json_reporting,
+};
 use crate::request::gojson::{self, Flavor, patchops};
 use crate::request::negotiate::BodyFormat;
 use crate::request::options::FieldValidation;
@@ -169,43 +171,44 @@ fn go_paths(patch: &Value) -> Result<Value, ApiError> {
 
 /// A JSON patch or merge patch body, checked as kube's patch handler checks it: with
 /// fieldValidation Strict or Warn, sigs.k8s.io/json decodes it into the patch's Go type
-/// first (`error decoding patch: …`); then evanphx/json-patch reads it (JSON patch:
-/// `invalid operation …`, merge patch: `Invalid JSON Patch`).
+/// first (`error decoding patch: …`), finding its duplicate fields in the same pass;
+/// then evanphx/json-patch reads it (JSON patch: `invalid operation …`, merge patch:
+/// `Invalid JSON Patch`). Returns the patch and its duplicate fields.
 pub fn decode_patch(
     body: &[u8],
     format: BodyFormat,
     directive: FieldValidation,
-) -> Result<Value, ApiError> {
-    let typed = directive != FieldValidation::Ignore;
+) -> Result<(Value, Vec<String>), ApiError> {
+    let typed = directive.reports();
     match format {
         BodyFormat::JsonPatch if typed => {
-            let patch = decode_typed(body, &gojson::JSON_PATCH)?;
-            check_operations(body, patch)
+            let (patch, duplicates) = decode_typed(body, &gojson::JSON_PATCH)?;
+            Ok((check_operations(body, patch)?, duplicates))
         }
         BodyFormat::JsonPatch => {
             let patch = parse_json(body, Flavor::V2, ApiError::BadRequest)?;
             match patchops::decode_error(&patch) {
                 Some(e) => Err(ApiError::BadRequest(e)),
-                None => check_operations(body, patch),
+                None => Ok((check_operations(body, patch)?, Vec::new())),
             }
         }
         _ if typed => match decode_typed(body, &gojson::MERGE_PATCH)? {
-            Value::Null => Err(invalid_merge_patch()),
-            patch => Ok(patch),
+            (Value::Null, _) => Err(invalid_merge_patch()),
+            decoded => Ok(decoded),
         },
         _ => match parse_json(body, Flavor::V2, |_| invalid_merge_patch())? {
-            patch @ (Value::Object(_) | Value::Array(_)) => Ok(patch),
+            patch @ (Value::Object(_) | Value::Array(_)) => Ok((patch, Vec::new())),
             _ => Err(invalid_merge_patch()),
         },
     }
 }
 
-fn decode_typed(body: &[u8], ty: &gojson::GoType) -> Result<Value, ApiError> {
+fn decode_typed(body: &[u8], ty: &gojson::GoType) -> Result<(Value, Vec<String>), ApiError> {
     let failed = |e: String| ApiError::BadRequest(format!("error decoding patch: {e}"));
-    let patch = parse_json(body, Flavor::V1, failed)?;
+    let (patch, duplicates) = parse_json_reporting(body, Flavor::V1, true, failed)?;
     match gojson::unmarshal_error(&patch, ty) {
         Some(e) => Err(failed(e)),
-        None => Ok(patch),
+        None => Ok((patch, duplicates)),
     }
 }
 

@@ -19,7 +19,7 @@ use crate::request::gojson::patchops;
 use crate::request::info::Subresource;
 use crate::request::negotiate::{BodyFormat, Representation, Target as Negotiation};
 use crate::request::negotiate::{body_format, negotiate, patch_format};
-use crate::request::options::{FieldValidation, WriteOptions};
+use crate::request::options::WriteOptions;
 
 /// The facts about the target that ObjectMeta rules need.
 pub fn write_target(ctx: &Target) -> WriteTarget<'_> {
@@ -138,8 +138,9 @@ async fn create_object(
 ) -> Result<Reply, ApiError> {
     let options = WriteOptions::from_query(&call.query, "CreateOptions")?;
     let format = body_format(call.header("content-type"))?;
-    let duplicates = admit::duplicates(&call.body, format, options.field_validation);
-    let mut object = decode_resource(&call.body, format, &ctx.resource.kind)?;
+    let report = options.field_validation.reports();
+    let decoded = decode_resource(&call.body, format, &ctx.resource.kind, report)?;
+    let (mut object, duplicates) = (decoded.object, decoded.duplicates);
     let directive = options.field_validation;
     *warnings = admit::coerce_other_version(ctx, &object, duplicates.clone(), directive)?;
     check_version_kind(ctx, &object)?;
@@ -181,8 +182,9 @@ pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
     accept(call)?;
     let options = WriteOptions::from_query(&call.query, "UpdateOptions")?;
     let format = body_format(call.header("content-type"))?;
-    let duplicates = admit::duplicates(&call.body, format, options.field_validation);
-    let mut body = decode_resource(&call.body, format, &ctx.resource.kind)?;
+    let report = options.field_validation.reports();
+    let decoded = decode_resource(&call.body, format, &ctx.resource.kind, report)?;
+    let (mut body, duplicates) = (decoded.object, decoded.duplicates);
     let directive = options.field_validation;
     let warnings = admit::coerce_other_version(ctx, &body, duplicates.clone(), directive)?;
     if let Err(e) = check_version_kind(ctx, &body) {
@@ -192,7 +194,16 @@ pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
     check_namespace(ctx, &body)?;
     let mut warnings = admit::coerce_body(ctx, &mut body, duplicates, directive)?;
     let change = Change::Replace(body);
-    let result = apply_change(state, call, ctx, &options, change, &mut warnings).await;
+    let result = apply_change(
+        state,
+        call,
+        ctx,
+        &options,
+        change,
+        Vec::new(),
+        &mut warnings,
+    )
+    .await;
     let reply = result.and_then(|object| render_object(call, ctx, StatusCode::OK, object));
     Ok(with_warnings(reply, warnings))
 }
@@ -206,10 +217,11 @@ pub async fn patch(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
     if apply {
         return crate::handlers::apply::apply(state, call, ctx, &options, force).await;
     }
-    let patch = decode_patch(&call.body, format, options.field_validation)?;
+    let (patch, duplicates) = decode_patch(&call.body, format, options.field_validation)?;
+    let problems = patch_problems(format, &patch, duplicates, &options);
     let change = Change::Patch(format, patch);
     let mut warnings = Vec::new();
-    let result = apply_change(state, call, ctx, &options, change, &mut warnings).await;
+    let result = apply_change(state, call, ctx, &options, change, problems, &mut warnings).await;
     let reply = result.and_then(|object| render_object(call, ctx, StatusCode::OK, object));
     Ok(with_warnings(reply, warnings))
 }
@@ -218,15 +230,15 @@ pub async fn patch(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
 /// duplicate fields, and members of a JSON patch's operations that kube's operation type
 /// does not have.
 fn patch_problems(
-    call: &Call,
     format: BodyFormat,
     patch: &Value,
+    duplicates: Vec<String>,
     options: &WriteOptions,
 ) -> Vec<String> {
-    let mut found = admit::duplicates(&call.body, BodyFormat::Json, options.field_validation);
+    let mut found = duplicates;
     match format {
         BodyFormat::JsonPatch => {
-            if options.field_validation != FieldValidation::Ignore {
+            if options.field_validation.reports() {
                 found.extend(patchops::unknown_members(patch));
             }
             found
@@ -247,12 +259,9 @@ async fn apply_change(
     ctx: &Target,
     options: &WriteOptions,
     change: Change,
+    patch_problems: Vec<String>,
     warnings: &mut Vec<String>,
 ) -> Result<Value, ApiError> {
-    let patch_problems = match &change {
-        Change::Patch(format, patch) => patch_problems(call, *format, patch, options),
-        Change::Replace(_) => Vec::new(),
-    };
     // Each attempt's warnings are kept (as kube's recorder keeps them across retries).
     let written = guaranteed_update(state, ctx, &ctx.name, options.dry_run, |current| {
         // A PUT body's uid is the storage precondition, checked before anything else.

@@ -121,8 +121,9 @@ async fn before_admission(
 fn decoded_create(call: &Call, ctx: &Target) -> Option<String> {
     let options = WriteOptions::from_query(&call.query, "CreateOptions").ok()?;
     let format = body_format(call.header("content-type")).ok()?;
-    let duplicates = admit::duplicates(&call.body, format, options.field_validation);
-    let mut object = decode_resource(&call.body, format, &ctx.resource.kind).ok()?;
+    let report = options.field_validation.reports();
+    let decoded = decode_resource(&call.body, format, &ctx.resource.kind, report).ok()?;
+    let (mut object, duplicates) = (decoded.object, decoded.duplicates);
     check_type_meta(ctx, &object).ok()?;
     check_namespace(ctx, &object).ok()?;
     admit::coerce_body(ctx, &mut object, duplicates, options.field_validation).ok()?;

@@ -5,6 +5,7 @@ use serde_json::Value;
 use crate::error::ApiError;
 use crate::request::gojson::{self, Flavor, ParseError};
 use crate::request::negotiate::BodyFormat;
+use crate::request::strict;
 use crate::request::yamlerr;
 
 /// kube-apiserver's request body limit (3 MiB).
@@ -76,30 +77,48 @@ fn decode_yaml(body: &[u8]) -> Result<Value, String> {
     yamlerr::decode(body, parse)
 }
 
+/// A decoded request object with the duplicate fields of its body, in the strict
+/// decoders' words (empty unless they were asked for).
+#[derive(Debug)]
+pub struct Decoded {
+    pub object: Value,
+    pub duplicates: Vec<String>,
+}
+
 /// Decodes a custom resource body (create, update) as kube's serializer does, with its
 /// errors: `the object provided is unrecognized (must be of type CronTab): …` for what
 /// is no object of any kind (Go's syntax and type errors, a missing kind), and
 /// `<Kind> in version "<v>" cannot be handled as a <Kind>: …` for ObjectMeta that does
-/// not decode. `kind` is the resource's kind.
-pub fn decode_resource(body: &[u8], format: BodyFormat, kind: &str) -> Result<Value, ApiError> {
+/// not decode. `kind` is the resource's kind. Duplicate fields are found when
+/// `duplicates` is set: by the JSON decode itself, or go-yaml's scan of a YAML body.
+pub fn decode_resource(
+    body: &[u8],
+    format: BodyFormat,
+    kind: &str,
+    duplicates: bool,
+) -> Result<Decoded, ApiError> {
     let unrecognized = |e: String| {
         ApiError::BadRequest(format!(
             "the object provided is unrecognized (must be of type {kind}): {e} ({})",
             gojson::summarize(body)
         ))
     };
-    let value = match format {
+    let (value, found) = match format {
         BodyFormat::Yaml => {
             let value = decode_yaml(body).map_err(unrecognized)?;
             gojson::sniff(gojson::values_members(&value)).map_err(unrecognized)?;
-            value
+            let found = match duplicates {
+                true => strict::duplicate_fields(body, true),
+                false => Vec::new(),
+            };
+            (value, found)
         }
         _ => {
             gojson::check(body, Flavor::V2).map_err(|e| {
                 unrecognized(format!("couldn't get version/kind; json parse error: {e}"))
             })?;
             gojson::sniff(gojson::members(body)).map_err(unrecognized)?;
-            parse_json(body, Flavor::V2, unrecognized)?
+            read_json(body, duplicates, unrecognized)?
         }
     };
     check_depth(&value, 0)?;
@@ -124,7 +143,10 @@ pub fn decode_resource(body: &[u8], format: BodyFormat, kind: &str) -> Result<Va
             "{body_kind} in version {version:?} cannot be handled as a {kind}: {e}"
         )));
     }
-    Ok(value)
+    Ok(Decoded {
+        object: value,
+        duplicates: found,
+    })
 }
 
 /// A JSON body Go's check accepted, as a value; `other` words what only serde refuses.
@@ -133,7 +155,28 @@ pub fn parse_json(
     flavor: Flavor,
     other: impl Fn(String) -> ApiError,
 ) -> Result<Value, ApiError> {
-    gojson::parse(body, flavor).map_err(|e| match e {
+    parse_json_reporting(body, flavor, false, other).map(|(value, _)| value)
+}
+
+/// [`parse_json`], with the duplicate fields found by the same pass when `duplicates`
+/// is set.
+pub fn parse_json_reporting(
+    body: &[u8],
+    flavor: Flavor,
+    duplicates: bool,
+    other: impl Fn(String) -> ApiError,
+) -> Result<(Value, Vec<String>), ApiError> {
+    gojson::check(body, flavor).map_err(&other)?;
+    read_json(body, duplicates, other)
+}
+
+/// The value of a body Go's syntax check accepted, and its duplicates when asked for.
+fn read_json(
+    body: &[u8],
+    duplicates: bool,
+    other: impl Fn(String) -> ApiError,
+) -> Result<(Value, Vec<String>), ApiError> {
+    gojson::read(body, duplicates).map_err(|e| match e {
         ParseError::Syntax(text) | ParseError::Other(text) => other(text),
         ParseError::TooDeep => too_deep(),
     })
@@ -251,12 +294,12 @@ mod tests {
             ),
         ];
         for (body, format, want) in cases {
-            let got = decode_resource(body.as_bytes(), *format, "CronTab").unwrap_err();
+            let got = decode_resource(body.as_bytes(), *format, "CronTab", false).unwrap_err();
             assert_eq!(got.to_string(), *want, "{body:?}");
             assert_eq!(got.code(), 400);
         }
         let ok = r#"{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"generation":1e3}}"#;
-        assert!(decode_resource(ok.as_bytes(), BodyFormat::Json, "CronTab").is_ok());
+        assert!(decode_resource(ok.as_bytes(), BodyFormat::Json, "CronTab", false).is_ok());
     }
 
     #[test]

@@ -13,6 +13,8 @@ mod types;
 
 use serde_json::Value;
 
+use crate::request::strict::json;
+
 pub use members::{Member, Top, members, values_members};
 pub use patched::marshal_patched;
 pub use quote::lossy;
@@ -34,7 +36,13 @@ pub enum ParseError {
 /// invalid UTF-8 inside strings read as U+FFFD per byte as Go does.
 pub fn parse(body: &[u8], flavor: Flavor) -> Result<Value, ParseError> {
     check(body, flavor).map_err(ParseError::Syntax)?;
-    read_as_go(body, |text| serde_json::from_str::<Value>(text)).map_err(|e| match e.to_string() {
+    read(body, false).map(|(value, _)| value)
+}
+
+/// Reads a body Go's syntax check already accepted into its value and, when `duplicates`
+/// is set, the strict decoder's duplicate fields, found in the same pass.
+pub fn read(body: &[u8], duplicates: bool) -> Result<(Value, Vec<String>), ParseError> {
+    read_as_go(body, |text| json::decode(text, duplicates)).map_err(|e| match e.to_string() {
         text if text.starts_with("recursion limit exceeded") => ParseError::TooDeep,
         text => ParseError::Other(text),
     })

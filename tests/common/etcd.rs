@@ -1,10 +1,10 @@
-//! Test fixture: a real etcd (`/usr/bin/etcd`) on free loopback ports with a temporary
-//! data dir, plain or TLS with client certificates; stopped, paused and restarted on the
-//! same ports and data, killed on drop.
+//! Test fixture: a real etcd 3.5 (`/usr/local/bin/etcd`, from hack/install-deps.sh) on
+//! free loopback ports with a temporary data dir, plain or TLS with client certificates;
+//! stopped, paused and restarted on the same ports and data, killed on drop.
 //!
 //! Flags chosen for tests: `--unsafe-no-fsync` (a killed process loses nothing: its writes
 //! are in the page cache) and `--experimental-watch-progress-notify-interval=100ms` so that
-//! watches on etcd 3.4 get progress notifications while idle (see `storage::etcd`).
+//! idle watches get timed progress notifications (only etcd < 3.4.31 / 3.5.13 needs them) (see `storage::etcd`).
 #![allow(dead_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -18,7 +18,7 @@ use crd_apiserver::server::pki::{self, Leaf};
 use crd_apiserver::storage::Store;
 use crd_apiserver::storage::etcd::{EtcdConfig, EtcdStore};
 
-pub const ETCD: &str = "/usr/bin/etcd";
+pub const ETCD: &str = "/usr/local/bin/etcd";
 /// How long etcd may take to report readiness.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 /// What etcd's zap logger says once it serves clients (after the member is ready), plain
@@ -68,7 +68,7 @@ impl Etcd {
     fn launch(tls: bool, durable: bool) -> Etcd {
         assert!(
             Path::new(ETCD).exists(),
-            "etcd is required: run hack/install-deps.sh (Debian package etcd-server)"
+            "etcd is required at {ETCD}: run hack/install-deps.sh (it unpacks Debian sid's etcd-server 3.5)"
         );
         let dir = tempfile::Builder::new()
             .prefix("etcd-test-")

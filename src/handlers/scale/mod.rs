@@ -72,7 +72,7 @@ pub async fn patch(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
         ScaleWrite::Patch {
             change: Change::Patch(
                 format,
-                decode_patch(&call.body, format, options.field_validation)?,
+                decode_patch(&call.body, format, options.field_validation)?.0,
             ),
             manager: manager_name(call, &options),
         }

@@ -24,6 +24,13 @@ pub enum FieldValidation {
     Strict,
 }
 
+impl FieldValidation {
+    /// Whether the strict decoders' findings (duplicate and unknown fields) are wanted.
+    pub fn reports(self) -> bool {
+        self != FieldValidation::Ignore
+    }
+}
+
 impl WriteOptions {
     /// `dryRun` (only `All`) and `fieldValidation` checked as kube checks them: a 422
     /// naming the options kind (`CreateOptions`, `UpdateOptions`, `PatchOptions`,

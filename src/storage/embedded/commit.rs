@@ -10,7 +10,7 @@ use tokio::sync::{broadcast, oneshot};
 
 use super::Shared;
 use super::tables::backend;
-use super::write::{self, Tables, Write};
+use super::write::{self, Compaction, Tables, Write};
 use crate::storage::{Event, Result, Revision, StorageError};
 
 /// At most this many writes share one transaction, so one commit stays short.
@@ -26,9 +26,11 @@ enum Job {
         write: Write,
         reply: Reply<Arc<Event>>,
     },
-    /// Runs alone, in its own transaction, between two batches.
+    /// Runs alone, in its own transaction, between two batches; the log entries it
+    /// removes are usually read beforehand, outside the writer (`planned`).
     Compact {
         revision: Revision,
+        planned: Option<Compaction>,
         reply: Reply<()>,
     },
 }
@@ -67,9 +69,18 @@ impl Committer {
         answer.await.map_err(|_| stopped())?
     }
 
-    pub(super) async fn compact(&self, revision: Revision) -> Result<()> {
+    /// Compacts to `revision`, with the removals `planned` outside the writer when given.
+    pub(super) async fn compact(
+        &self,
+        revision: Revision,
+        planned: Option<Compaction>,
+    ) -> Result<()> {
         let (reply, answer) = oneshot::channel();
-        self.submit(Job::Compact { revision, reply })?;
+        self.submit(Job::Compact {
+            revision,
+            planned,
+            reply,
+        })?;
         answer.await.map_err(|_| stopped())?
     }
 
@@ -98,8 +109,12 @@ fn run(shared: &Shared, events: &broadcast::Sender<Arc<Event>>, queue: &mpsc::Re
     let mut held = None;
     while let Some(job) = held.take().or_else(|| queue.recv().ok()) {
         match job {
-            Job::Compact { revision, reply } => {
-                let _ = reply.send(compact(shared, revision));
+            Job::Compact {
+                revision,
+                planned,
+                reply,
+            } => {
+                let _ = reply.send(compact(shared, revision, planned));
             }
             Job::Write { write, reply } => {
                 let (batch, next) = gather(queue, (write, reply));
@@ -183,9 +198,9 @@ fn apply_in(txn: &redb::WriteTransaction, writes: Vec<Write>) -> Result<Vec<Resu
     Ok(outcomes)
 }
 
-fn compact(shared: &Shared, revision: Revision) -> Result<()> {
+fn compact(shared: &Shared, revision: Revision, planned: Option<Compaction>) -> Result<()> {
     let txn = shared.db.begin_write().map_err(backend)?;
-    if let Err(err) = write::compact(&txn, revision) {
+    if let Err(err) = write::compact(&txn, revision, planned) {
         txn.abort().map_err(backend)?;
         return Err(err);
     }

@@ -202,13 +202,26 @@ impl Store for EmbeddedStore {
     async fn compact(&self, revision: Revision) -> Result<()> {
         // In bounded steps, each its own transaction, so writes queued meanwhile commit
         // between them instead of waiting for the whole history to be pruned.
+        // The log entries each step removes are read in a read transaction first, so the
+        // writer thread only deletes them.
         let counters = self.read(tables::read_counters).await?;
-        let mut step = counters.compacted;
-        while revision <= counters.revision && revision - step > COMPACTION_CHUNK {
-            step += COMPACTION_CHUNK;
-            self.committer.compact(step).await?;
+        let mut floor = counters.compacted;
+        while revision <= counters.revision && floor < revision {
+            let upto = revision.min(floor + COMPACTION_CHUNK);
+            let plan = self
+                .read(move |txn| {
+                    let log = txn.open_table(tables::LOG).map_err(backend)?;
+                    write::plan_compaction(&log, floor, upto)
+                })
+                .await?;
+            self.committer.compact(upto, Some(plan)).await?;
+            floor = upto;
         }
-        self.committer.compact(revision).await
+        // What was refused (a future or compacted revision) is answered by the writer.
+        if revision > counters.revision || revision <= counters.compacted {
+            return self.committer.compact(revision, None).await;
+        }
+        Ok(())
     }
 
     async fn compacted_revision(&self) -> Result<Revision> {

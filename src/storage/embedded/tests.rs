@@ -262,3 +262,38 @@ async fn compact_long_history_in_bounded_steps_same_result() {
         .await;
     assert!(matches!(too_old, Err(StorageError::Compacted { compacted, .. }) if compacted == last));
 }
+
+#[tokio::test]
+async fn compact_with_plan_from_older_floor_same_result() {
+    let (_dir, store) = fresh();
+    for i in 0..30 {
+        store
+            .create(&format!("/p/{i}"), b"v".to_vec())
+            .await
+            .unwrap();
+    }
+    let plan_from = |floor, upto| {
+        store.read(move |txn| {
+            let log = txn.open_table(tables::LOG).map_err(backend)?;
+            super::write::plan_compaction(&log, floor, upto)
+        })
+    };
+    let floor = store.compacted_revision().await.unwrap();
+    let stale = plan_from(floor, 20).await.unwrap();
+    store.committer.compact(10, None).await.unwrap();
+    // The plan covers revisions the first compaction removed: read again, same result.
+    store.committer.compact(20, Some(stale)).await.unwrap();
+    assert_eq!(store.compacted_revision().await.unwrap(), 20);
+    let below = plan_from(0, 20).await.unwrap();
+    assert!(below.revs.is_empty(), "log below the floor: {below:?}");
+    let above = plan_from(20, 40).await.unwrap();
+    assert_eq!(above.revs, (20..=31).collect::<Vec<_>>());
+    let all = store
+        .range(crate::storage::RangeRequest {
+            prefix: "/p/".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(all.kvs.len(), 30);
+}

@@ -164,7 +164,11 @@ fn decide(write: Write, existing: Option<KeyValue>, rev: Revision) -> Result<Eve
 
 /// Forgets every version not needed to read at revisions `>= rev` and every log entry
 /// below `rev`, then records `rev` as the compacted revision.
-pub(super) fn compact(txn: &WriteTransaction, rev: Revision) -> Result<()> {
+pub(super) fn compact(
+    txn: &WriteTransaction,
+    rev: Revision,
+    planned: Option<Compaction>,
+) -> Result<()> {
     let mut meta = txn.open_table(META).map_err(backend)?;
     let counters = counters(&meta)?;
     if rev > counters.revision {
@@ -180,22 +184,51 @@ pub(super) fn compact(txn: &WriteTransaction, rev: Revision) -> Result<()> {
         });
     }
     let mut log = txn.open_table(LOG).map_err(backend)?;
-    let mut touched = BTreeSet::new();
-    let mut revs = Vec::new();
-    for entry in log.range(..rev).map_err(backend)? {
-        let (r, key) = entry.map_err(backend)?;
-        revs.push(r.value());
-        touched.insert(key.value().to_string());
-    }
+    // A plan read before another compaction moved the floor is read again here.
+    let plan = match planned {
+        Some(plan) if plan.floor == counters.compacted && plan.upto == rev => plan,
+        _ => plan_compaction(&log, counters.compacted, rev)?,
+    };
     let mut history = txn.open_table(HISTORY).map_err(backend)?;
-    for key in &touched {
+    for key in &plan.keys {
         prune_key(&mut history, key, rev)?;
     }
-    for r in revs {
+    for r in plan.revs {
         log.remove(r).map_err(backend)?;
     }
     meta.insert(COMPACTED, rev).map_err(backend)?;
     Ok(())
+}
+
+/// What compacting the history below `upto` removes, read from the log: the log is
+/// append-only above the compacted floor, so a plan read in a read transaction (outside
+/// the writer thread) stays exact as long as the floor has not moved.
+#[derive(Debug)]
+pub(super) struct Compaction {
+    floor: Revision,
+    upto: Revision,
+    pub(super) revs: Vec<Revision>,
+    keys: BTreeSet<String>,
+}
+
+/// The compaction of the log entries in `[floor, upto)`.
+pub(super) fn plan_compaction(
+    log: &impl ReadableTable<i64, &'static str>,
+    floor: Revision,
+    upto: Revision,
+) -> Result<Compaction> {
+    let mut plan = Compaction {
+        floor,
+        upto,
+        revs: Vec::new(),
+        keys: BTreeSet::new(),
+    };
+    for entry in log.range(floor..upto).map_err(backend)? {
+        let (r, key) = entry.map_err(backend)?;
+        plan.revs.push(r.value());
+        plan.keys.insert(key.value().to_string());
+    }
+    Ok(plan)
 }
 
 /// Keeps only the newest version of `key` at or below `rev`, and drops even that one when
