@@ -78,7 +78,11 @@ pub fn object_bytes(ctx: &Target, kv: &KeyValue) -> Result<Served, ApiError> {
 }
 
 fn encode(object: &Value) -> Result<Vec<u8>, ApiError> {
-    serde_json::to_vec(object).map_err(|e| ApiError::internal("encoding a stored object", &e))
+    let mut bytes = serde_json::to_vec(object)
+        .map_err(|e| ApiError::internal("encoding a stored object", &e))?;
+    // Kept in the value's memo for as long as the cache holds it: no doubling slack.
+    bytes.shrink_to_fit();
+    Ok(bytes)
 }
 
 /// The memo key of a watch line of this version and type (made once per watch).
