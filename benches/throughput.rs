@@ -12,8 +12,9 @@
 //! Run: `cargo bench --bench throughput` (starts its own etcd and servers; ~4 minutes).
 //! `BENCH_SECONDS` sets the time per measurement (default 3); `BENCH_ONLY` picks
 //! sections, comma-separated from `crud,fields,list,memory,startup,watch` (default all),
-//! e.g. `BENCH_SECONDS=2 BENCH_ONLY=list cargo bench --bench throughput`. Creates and
-//! GETs go over h2, as kubectl's do; `BENCH_HTTP1=1` measures them over HTTP/1.1.
+//! e.g. `BENCH_SECONDS=2 BENCH_ONLY=list cargo bench --bench throughput`. Creates, GETs
+//! and the stored collection's creates go over h2, as kubectl's do; `BENCH_HTTP1=1`
+//! makes them HTTP/1.1.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a harness fails loudly
 
@@ -174,17 +175,24 @@ where
     }
 }
 
+/// A client speaking h2, as kubectl and client-go do (and as the raw etcd client
+/// multiplexes its calls); `BENCH_HTTP1` makes it HTTP/1.1, a connection per concurrent
+/// request.
+pub fn kubectl_like(server: &common::Server) -> reqwest::Client {
+    if std::env::var("BENCH_HTTP1").is_ok() {
+        return server.client();
+    }
+    let mut tls = common::tls_config(&server.pki, Some(("admin.crt", "admin.key")));
+    tls.alpn_protocols = vec![b"h2".to_vec()];
+    reqwest::Client::builder()
+        .use_preconfigured_tls(tls)
+        .build()
+        .unwrap()
+}
+
 /// Full-stack creates and GETs through HTTPS against one server.
 async fn full_stack(server: &common::Server, tag: &str, concurrency: usize) -> (f64, f64) {
-    // h2, as kubectl and client-go speak it (and as the raw etcd client multiplexes its
-    // calls); BENCH_HTTP1 measures HTTP/1.1 with a connection per concurrent request.
-    let client = if std::env::var("BENCH_HTTP1").is_ok() {
-        server.client()
-    } else {
-        let mut tls = common::tls_config(&server.pki, Some(("admin.crt", "admin.key")));
-        tls.alpn_protocols = vec![b"h2".to_vec()];
-        reqwest::Client::builder().use_preconfigured_tls(tls).build().unwrap()
-    };
+    let client = kubectl_like(server);
     let url = server.url(CT);
     let (c, u, t) = (client.clone(), url.clone(), tag.to_string());
     let creates = rate(concurrency, move |task, i| {

@@ -92,7 +92,7 @@ async fn embedded_reopen_same_dir_keeps_keys_and_revision() {
     let got: Vec<_> = all
         .kvs
         .iter()
-        .map(|kv| (kv.key.as_str(), &kv.value[..], kv.mod_revision))
+        .map(|kv| (&*kv.key, &kv.value[..], kv.mod_revision))
         .collect();
     assert_eq!(got, [("/k/a", &b"1"[..], r1), ("/k/b", &b"2"[..], r2)]);
     let r3 = store.create("/k/c", b"3".to_vec()).await.unwrap();

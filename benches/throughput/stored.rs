@@ -83,7 +83,7 @@ async fn fill(server: &Server, flags: &[String], want: &Sections, figures: &mut 
         figures.start_empty_ms = Some(startup::ready_ms(throwaway, flags).await);
     }
     let pid = server.pid();
-    let client = server.client();
+    let client = crate::kubectl_like(server);
     let url = server.url(CT);
     let warm = client.get(&url).send().await.unwrap();
     assert_eq!(warm.status().as_u16(), 200);
@@ -134,6 +134,7 @@ async fn create_all(client: &reqwest::Client, url: &str) {
                         .await
                         .unwrap();
                     assert_eq!(r.status().as_u16(), 201, "create o-{i}");
+                    let _ = r.bytes().await;
                 }
             })
         })

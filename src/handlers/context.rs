@@ -143,8 +143,8 @@ impl Target {
             map.insert("apiVersion".into(), json!(api_version));
         }
         obj::set_meta(&mut stored, "resourceVersion", None);
-        let mut bytes =
-            serde_json::to_vec(&stored).map_err(|e| ApiError::internal("encoding an object", &e))?;
+        let mut bytes = serde_json::to_vec(&stored)
+            .map_err(|e| ApiError::internal("encoding an object", &e))?;
         // The serializer's buffer grows by doubling, and these bytes live as long as the
         // object does (the embedded store's event becomes the watch cache's value): up to
         // twice the object's size, unless trimmed (realloc shrinks in place).

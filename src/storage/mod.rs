@@ -15,6 +15,7 @@ pub mod key;
 pub mod memo;
 
 use std::pin::Pin;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use futures::Stream;
@@ -27,7 +28,8 @@ pub type Revision = i64;
 /// One stored key at one revision.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KeyValue {
-    pub key: String,
+    /// Shared by the watch cache's index and its events.
+    pub key: Arc<str>,
     /// Shared, so the cache hands the same bytes to every reader without copying.
     pub value: Bytes,
     /// Revision of the write that created this key (since its last deletion).

@@ -139,7 +139,7 @@ fn range_req(
 }
 
 fn keys(result: &RangeResult) -> Vec<&str> {
-    result.kvs.iter().map(|kv| kv.key.as_str()).collect()
+    result.kvs.iter().map(|kv| &*kv.key).collect()
 }
 
 /// The continue key after `key`, as kube builds it.
@@ -184,8 +184,8 @@ async fn assert_quiet(w: &mut WatchStream) {
 /// (kind, key, revision) of a change, for compact assertions.
 fn summary(event: &Event) -> (&'static str, String, Revision) {
     match event {
-        Event::Put { kv, .. } => ("put", kv.key.clone(), kv.mod_revision),
-        Event::Delete { kv } => ("delete", kv.key.clone(), kv.mod_revision),
+        Event::Put { kv, .. } => ("put", kv.key.to_string(), kv.mod_revision),
+        Event::Delete { kv } => ("delete", kv.key.to_string(), kv.mod_revision),
         Event::Progress { revision } => ("progress", String::new(), *revision),
     }
 }

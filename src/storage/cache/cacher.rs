@@ -31,7 +31,7 @@ pub(super) const BROADCAST_CAPACITY: usize = 1024;
 /// What a cache holds, guarded by one lock.
 pub(super) struct State {
     /// The current objects by key.
-    pub objects: BTreeMap<String, KeyValue>,
+    pub objects: BTreeMap<Arc<str>, KeyValue>,
     /// Every event at or below this revision has been applied.
     pub revision: Revision,
     /// The revision of the newest applied event (objects are as of any revision in
@@ -253,7 +253,7 @@ impl Cacher {
                 Event::Put { kv, prev_value }
             }
             Event::Delete { mut kv } => {
-                if let Some(old) = state.objects.remove(&kv.key) {
+                if let Some(old) = state.objects.remove(&*kv.key) {
                     kv.value = old.value;
                 }
                 kv.memo = Memo::shared();
@@ -262,12 +262,14 @@ impl Cacher {
         };
         state.revision = revision;
         state.last_change = revision;
-        state.window.push_back(event.clone());
-        while state.window.len() > self.capacity {
+        // Evicted before the push, so that a full window never grows its deque.
+        while state.window.len() >= self.capacity {
             if let Some(evicted) = state.window.pop_front() {
                 state.window_start = evicted.revision();
             }
         }
+        reserve_window(&mut state.window, self.capacity);
+        state.window.push_back(event.clone());
         // No receiver is not an error: nobody watches.
         let _ = state.live.send(event);
         drop(state);
@@ -299,5 +301,36 @@ impl Cacher {
         self.progress.notify_one();
         let reached = tokio::time::timeout(within, rx.wait_for(|r| *r >= target)).await;
         matches!(reached, Ok(Ok(_))) && self.ready()
+    }
+}
+
+/// Room for one more event in a window of at most `capacity`: doubling as a deque does,
+/// but never past `capacity` (a full window of 10,000 events would otherwise hold 16,384
+/// slots).
+fn reserve_window(window: &mut VecDeque<Event>, capacity: usize) {
+    let (len, room) = (window.len(), window.capacity());
+    if len < room || room >= capacity {
+        return;
+    }
+    window.reserve_exact(room.max(8).min(capacity - len));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reserve_window_full_window_capacity_exact() {
+        for capacity in [1, 10, 1000, 10_000] {
+            let mut window = VecDeque::new();
+            for revision in 0..capacity as i64 * 2 + 3 {
+                if window.len() >= capacity {
+                    window.pop_front();
+                }
+                reserve_window(&mut window, capacity);
+                window.push_back(Event::Progress { revision });
+            }
+            assert_eq!((window.len(), window.capacity()), (capacity, capacity));
+        }
     }
 }

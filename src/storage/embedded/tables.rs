@@ -68,7 +68,7 @@ fn version(
     Version {
         tombstone,
         kv: KeyValue {
-            key: key.to_string(),
+            key: key.into(),
             value: bytes::Bytes::copy_from_slice(value),
             create_revision: create,
             mod_revision,
@@ -102,7 +102,7 @@ pub(super) fn current(
     Ok(table.get(key).map_err(backend)?.map(|guard| {
         let (create_revision, mod_revision, value) = guard.value();
         KeyValue {
-            key: key.to_string(),
+            key: key.into(),
             value: bytes::Bytes::copy_from_slice(value),
             create_revision,
             mod_revision,
@@ -149,7 +149,7 @@ pub(super) fn range(txn: &ReadTransaction, req: &RangeRequest) -> Result<RangeRe
                 let (k, v) = entry.map_err(backend)?;
                 let (create_revision, mod_revision, value) = v.value();
                 Ok(KeyValue {
-                    key: k.value().to_string(),
+                    key: k.value().into(),
                     value: bytes::Bytes::copy_from_slice(value),
                     create_revision,
                     mod_revision,

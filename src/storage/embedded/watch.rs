@@ -122,7 +122,7 @@ impl Watcher {
         }
         self.last = rev;
         let key = match event {
-            Event::Put { kv, .. } | Event::Delete { kv } => kv.key.as_str(),
+            Event::Put { kv, .. } | Event::Delete { kv } => &*kv.key,
             Event::Progress { .. } => return,
         };
         if key.starts_with(&self.prefix) {

@@ -90,7 +90,7 @@ impl<'txn> Tables<'txn> {
             Event::Delete { kv } => (true, kv),
             Event::Progress { .. } => return Err(backend("a progress event is not a write")),
         };
-        let key = kv.key.as_str();
+        let key = &*kv.key;
         if tombstone {
             self.live.remove(key).map_err(backend)?;
         } else {
@@ -117,7 +117,7 @@ fn decide(write: Write, existing: Option<KeyValue>, rev: Revision) -> Result<Eve
         (Write::Create { key, .. }, Some(_)) => Err(StorageError::AlreadyExists { key }),
         (Write::Create { key, value }, None) => Ok(Event::Put {
             kv: KeyValue {
-                key,
+                key: key.into(),
                 value: value.into(),
                 create_revision: rev,
                 mod_revision: rev,
@@ -144,7 +144,7 @@ fn decide(write: Write, existing: Option<KeyValue>, rev: Revision) -> Result<Eve
         }
         (Write::Update { key, value, .. }, Some(cur)) => Ok(Event::Put {
             kv: KeyValue {
-                key,
+                key: key.into(),
                 value: value.into(),
                 create_revision: cur.create_revision,
                 mod_revision: rev,
@@ -260,7 +260,7 @@ mod tests {
     use super::*;
 
     fn kv(value: &[u8], create_revision: Revision, mod_revision: Revision) -> KeyValue {
-        let (key, value) = ("k".to_string(), value.to_vec());
+        let (key, value) = ("k".into(), value.to_vec());
         KeyValue {
             key,
             value: value.into(),

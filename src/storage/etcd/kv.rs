@@ -200,7 +200,7 @@ pub(super) fn key_value(kv: &etcd_client::KeyValue) -> Result<KeyValue> {
     let key = std::str::from_utf8(kv.key())
         .map_err(|err| backend(format!("etcd key is not UTF-8: {err}")))?;
     Ok(KeyValue {
-        key: key.to_string(),
+        key: key.into(),
         value: bytes::Bytes::copy_from_slice(kv.value()),
         create_revision: kv.create_revision(),
         mod_revision: kv.mod_revision(),

@@ -84,7 +84,7 @@ pub async fn range_older_revision_returns_snapshot(store: Arc<dyn Store>) {
     let got: Vec<_> = old
         .kvs
         .iter()
-        .map(|kv| (kv.key.as_str(), &kv.value[..], kv.mod_revision))
+        .map(|kv| (&*kv.key, &kv.value[..], kv.mod_revision))
         .collect();
     assert_eq!(
         got,
