@@ -189,9 +189,10 @@ async fn terminating_namespace_refuses_creates_allows_updates_and_deletes() {
     })
     .await;
     assert_eq!(body, terminating("doomed", "new"));
+    // "new" itself may exist (an early create admitted): an apply creating one is refused.
     assert_eq!(
-        apply(server, "doomed", "new").await,
-        (403, terminating("doomed", "new"))
+        apply(server, "doomed", "fresh").await,
+        (403, terminating("doomed", "fresh"))
     );
 
     // Same values as the create's: no conflict with its manager.

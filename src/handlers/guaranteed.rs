@@ -5,8 +5,9 @@
 //!
 //! The first read may come from the watch cache without waiting for it to catch up (kube's
 //! `cachedExistingObject`): a stale object fails the compare-and-swap, and whenever the
-//! caller refuses it, finds nothing to change or finds nothing at all, the object is read
-//! again consistently before that answer is given (kube's `origStateIsCurrent`).
+//! caller refuses it, finds nothing to change, makes it too large or finds nothing at all,
+//! the object is read again consistently before that answer is given (kube's
+//! `origStateIsCurrent`).
 //!
 //! Update, patch, `/status`, `/scale`, delete (finalizers and deletionTimestamp) and
 //! deletecollection all write through [`guaranteed_update`]; create has no current object
@@ -68,11 +69,14 @@ pub async fn guaranteed_update<T>(
     for _ in 0..MAX_ATTEMPTS {
         let current_object = ctx.decode(&kv)?;
         let outcome = try_update(&current_object);
-        // A refusal or a no-op judged on a cached object is judged again on the current one.
+        // A refusal (the size limit's too) or a no-op judged on a cached object is judged
+        // again on the current one.
         let settled = !is_current
             && match &outcome {
                 Err(_) | Ok((Next::Keep, _)) => true,
-                Ok((Next::Put(new), _)) => ctx.encode(new).is_ok_and(|b| b == kv.value),
+                Ok((Next::Put(new), _)) => ctx
+                    .encode(new)
+                    .is_ok_and(|b| b == kv.value || check_size(state, b.len()).is_err()),
                 Ok((Next::Delete(_), _)) => false,
             };
         if settled {
