@@ -42,6 +42,6 @@ if ! recent_enough; then
   (cd "$work" && apt-get "${apt_sid[@]}" download -qq etcd-server)
   dpkg -x "$work"/etcd-server_*.deb "$work/x"
   $SUDO install -m 0755 "$work/x/usr/bin/etcd" "$ETCD"
-  recent_enough || { echo "install-deps: $ETCD is not etcd >= 3.5.13: $("$ETCD" --version | head -1)" >&2; exit 1; }
+  recent_enough || { echo "install-deps: $ETCD is not etcd >= 3.5.13: $("$ETCD" --version | sed -n 1p)" >&2; exit 1; }
 fi
-"$ETCD" --version | head -1
+"$ETCD" --version | sed -n 1p
