@@ -69,14 +69,19 @@ pub async fn guaranteed_update<T>(
     for _ in 0..MAX_ATTEMPTS {
         let current_object = ctx.decode(&kv)?;
         let outcome = try_update(&current_object);
+        // The bytes a put would store, encoded once for the checks and the write.
+        let encoded = match &outcome {
+            Ok((Next::Put(new), _)) => Some(ctx.encode(new)?),
+            _ => None,
+        };
         // A refusal (the size limit's too) or a no-op judged on a cached object is judged
         // again on the current one.
         let settled = !is_current
             && match &outcome {
                 Err(_) | Ok((Next::Keep, _)) => true,
-                Ok((Next::Put(new), _)) => ctx
-                    .encode(new)
-                    .is_ok_and(|b| b == kv.value || check_size(state, b.len()).is_err()),
+                Ok((Next::Put(_), _)) => encoded
+                    .as_ref()
+                    .is_some_and(|b| *b == kv.value || check_size(state, b.len()).is_err()),
                 Ok((Next::Delete(_), _)) => false,
             };
         if settled {
@@ -89,7 +94,10 @@ pub async fn guaranteed_update<T>(
         let written = |object| Written { object, extra };
         let result = match next {
             Next::Put(mut new) => {
-                let bytes = ctx.encode(&new)?;
+                let bytes = match encoded {
+                    Some(bytes) => bytes,
+                    None => ctx.encode(&new)?,
+                };
                 // Compared with the stored bytes, as kube's storage does: writing back an
                 // object whose defaults were only applied on read persists them.
                 if bytes == kv.value {

@@ -45,10 +45,7 @@ impl Memo {
             .as_ref()?
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        forms
-            .iter()
-            .find(|(k, _, _)| &**k == key)
-            .map(|(_, bytes, _)| bytes.clone())
+        find(&forms, key).map(|(bytes, _)| bytes)
     }
 
     /// [`Memo::get_or_try_insert`] of a form that carries a number (say, an offset into
@@ -62,8 +59,8 @@ impl Memo {
             return make();
         };
         let mut forms = cell.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((_, bytes, tag)) = forms.iter().find(|(k, _, _)| &**k == key) {
-            return Ok((bytes.clone(), *tag));
+        if let Some(found) = find(&forms, key) {
+            return Ok(found);
         }
         let (bytes, tag) = make()?;
         // Most values keep one or two forms: no room for four.
@@ -98,6 +95,14 @@ impl std::fmt::Debug for Memo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Memo({})", self.len())
     }
+}
+
+/// The form kept under `key`, with its number.
+fn find(forms: &[(Box<str>, Bytes, u32)], key: &str) -> Option<(Bytes, u32)> {
+    forms
+        .iter()
+        .find(|(k, _, _)| &**k == key)
+        .map(|(_, bytes, tag)| (bytes.clone(), *tag))
 }
 
 #[cfg(test)]

@@ -89,6 +89,15 @@ impl EmbeddedStore {
     }
 
     /// Runs a read transaction on the blocking pool.
+    /// The compaction of `[floor, upto)`, read in a read transaction.
+    async fn plan_compaction(&self, floor: Revision, upto: Revision) -> Result<write::Compaction> {
+        self.read(move |txn| {
+            let log = txn.open_table(tables::LOG).map_err(backend)?;
+            write::plan_compaction(&log, floor, upto)
+        })
+        .await
+    }
+
     async fn read<T, F>(&self, f: F) -> Result<T>
     where
         T: Send + 'static,
@@ -208,12 +217,7 @@ impl Store for EmbeddedStore {
         let mut floor = counters.compacted;
         while revision <= counters.revision && floor < revision {
             let upto = revision.min(floor + COMPACTION_CHUNK);
-            let plan = self
-                .read(move |txn| {
-                    let log = txn.open_table(tables::LOG).map_err(backend)?;
-                    write::plan_compaction(&log, floor, upto)
-                })
-                .await?;
+            let plan = self.plan_compaction(floor, upto).await?;
             self.committer.compact(upto, Some(plan)).await?;
             floor = upto;
         }

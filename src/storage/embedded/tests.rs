@@ -272,12 +272,7 @@ async fn compact_with_plan_from_older_floor_same_result() {
             .await
             .unwrap();
     }
-    let plan_from = |floor, upto| {
-        store.read(move |txn| {
-            let log = txn.open_table(tables::LOG).map_err(backend)?;
-            super::write::plan_compaction(&log, floor, upto)
-        })
-    };
+    let plan_from = |floor, upto| store.plan_compaction(floor, upto);
     let floor = store.compacted_revision().await.unwrap();
     let stale = plan_from(floor, 20).await.unwrap();
     store.committer.compact(10, None).await.unwrap();
