@@ -9,7 +9,7 @@
 //! (`startup`); and watch fan-out to 100 and 1,000 watchers under 100 writes/s
 //! (`watch`). Every section ends in one combined table of ratios to raw etcd.
 //!
-//! Run: `cargo bench --bench throughput` (starts its own etcd and servers; ~4 minutes).
+//! Run: `cargo bench --bench throughput` (starts its own etcd and servers; ~6 minutes).
 //! `BENCH_SECONDS` sets the time per measurement (default 3); `BENCH_ONLY` picks
 //! sections, comma-separated from `crud,fields,list,memory,startup,watch` (default all),
 //! e.g. `BENCH_SECONDS=2 BENCH_ONLY=list cargo bench --bench throughput`. Creates, GETs

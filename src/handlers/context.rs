@@ -143,13 +143,7 @@ impl Target {
             map.insert("apiVersion".into(), json!(api_version));
         }
         obj::set_meta(&mut stored, "resourceVersion", None);
-        let mut bytes = serde_json::to_vec(&stored)
-            .map_err(|e| ApiError::internal("encoding an object", &e))?;
-        // The serializer's buffer grows by doubling, and these bytes live as long as the
-        // object does (the embedded store's event becomes the watch cache's value): up to
-        // twice the object's size, unless trimmed (realloc shrinks in place).
-        bytes.shrink_to_fit();
-        Ok(bytes)
+        crate::handlers::served::encode(&stored)
     }
 
     /// kube's 409 when an update's UID precondition fails: etcd3's StorageError for the

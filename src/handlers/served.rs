@@ -77,10 +77,13 @@ pub fn object_bytes(ctx: &Target, kv: &KeyValue) -> Result<Served, ApiError> {
     })
 }
 
-fn encode(object: &Value) -> Result<Vec<u8>, ApiError> {
-    let mut bytes = serde_json::to_vec(object)
-        .map_err(|e| ApiError::internal("encoding a stored object", &e))?;
-    // Kept in the value's memo for as long as the cache holds it: no doubling slack.
+/// An object's JSON bytes, trimmed to their length: the serializer's buffer grows by
+/// doubling, and these bytes live as long as the object does (stored, they become the
+/// watch cache's value; served, they stay in its memo), up to twice the object's size
+/// unless trimmed (realloc shrinks in place).
+pub fn encode(object: &Value) -> Result<Vec<u8>, ApiError> {
+    let mut bytes =
+        serde_json::to_vec(object).map_err(|e| ApiError::internal("encoding an object", &e))?;
     bytes.shrink_to_fit();
     Ok(bytes)
 }

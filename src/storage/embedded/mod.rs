@@ -88,7 +88,6 @@ impl EmbeddedStore {
         self.shared.commits.load(Ordering::Relaxed)
     }
 
-    /// Runs a read transaction on the blocking pool.
     /// The compaction of `[floor, upto)`, read in a read transaction.
     async fn plan_compaction(&self, floor: Revision, upto: Revision) -> Result<write::Compaction> {
         self.read(move |txn| {
@@ -98,6 +97,7 @@ impl EmbeddedStore {
         .await
     }
 
+    /// Runs a read transaction on the blocking pool.
     async fn read<T, F>(&self, f: F) -> Result<T>
     where
         T: Send + 'static,
