@@ -8,6 +8,8 @@
 //! blocking pool.
 
 mod commit;
+#[cfg(test)]
+mod layout_tests;
 mod tables;
 #[cfg(test)]
 mod tests;

@@ -2,8 +2,11 @@
 //!
 //! - `meta`: the counters (`revision`, the latest write; `compacted`, the oldest readable one).
 //! - `current`: every live key at the current revision, for fast reads of "now".
-//! - `history`: every version by (key, mod revision); a delete is a tombstone that keeps the
-//!   deleted value, so reads at older revisions and delete events see the last value.
+//! - `history`: every superseded version by (key, mod revision), so a create stores its
+//!   value once; a delete is a tombstone that keeps the deleted value, so reads at older
+//!   revisions and delete events see the last value. A version of a key is in `current`
+//!   or in `history`; files written before this layout also hold the live version in
+//!   `history`, the same version twice, which every reader accepts.
 //! - `log`: revision → key, the order watches replay history in.
 
 use std::ops::Bound;
@@ -158,8 +161,13 @@ pub(super) fn range(txn: &ReadTransaction, req: &RangeRequest) -> Result<RangeRe
             });
         page(rows, &req.prefix, req.limit)?
     } else {
-        let table = txn.open_table(HISTORY).map_err(backend)?;
-        page(HistoryScan::new(&table, start, at), &req.prefix, req.limit)?
+        let live = txn.open_table(CURRENT).map_err(backend)?;
+        let history = txn.open_table(HISTORY).map_err(backend)?;
+        page(
+            HistoryScan::new(&live, &history, start, at),
+            &req.prefix,
+            req.limit,
+        )?
     };
     Ok(RangeResult {
         kvs,
@@ -188,22 +196,27 @@ fn page(
     Ok((kvs, false))
 }
 
-/// Iterates keys from `start` in order, yielding each key's live version as of `at`.
-struct HistoryScan<'t, T> {
-    table: &'t T,
+/// Iterates keys from `start` in order (the keys of both tables), yielding each key's
+/// live version as of `at`: the current one if it is no newer than `at`, else the newest
+/// superseded one at or below `at` that is not a tombstone.
+struct HistoryScan<'t, L, H> {
+    live: &'t L,
+    history: &'t H,
     next_after: Option<String>,
     start: String,
     at: Revision,
     done: bool,
 }
 
-impl<'t, T> HistoryScan<'t, T>
+impl<'t, L, H> HistoryScan<'t, L, H>
 where
-    T: ReadableTable<(&'static str, i64), (bool, i64, &'static [u8])>,
+    L: ReadableTable<&'static str, (i64, i64, &'static [u8])>,
+    H: ReadableTable<(&'static str, i64), (bool, i64, &'static [u8])>,
 {
-    fn new(table: &'t T, start: String, at: Revision) -> Self {
+    fn new(live: &'t L, history: &'t H, start: String, at: Revision) -> Self {
         HistoryScan {
-            table,
+            live,
+            history,
             next_after: None,
             start,
             at,
@@ -211,37 +224,61 @@ where
         }
     }
 
-    /// The first key after the previous one (or at `start`).
+    /// The first key of either table after the previous one (or at `start`).
     fn next_key(&self) -> Result<Option<String>> {
-        let lower = match &self.next_after {
-            Some(k) => Bound::Excluded((k.as_str(), i64::MAX)),
-            None => Bound::Included((self.start.as_str(), i64::MIN)),
+        let (live_lower, history_lower) = match &self.next_after {
+            Some(k) => (
+                Bound::Excluded(k.as_str()),
+                Bound::Excluded((k.as_str(), i64::MAX)),
+            ),
+            None => (
+                Bound::Included(self.start.as_str()),
+                Bound::Included((self.start.as_str(), i64::MIN)),
+            ),
         };
-        let mut rows = self
-            .table
-            .range((lower, Bound::Unbounded))
+        let mut live = self
+            .live
+            .range::<&str>((live_lower, Bound::Unbounded))
             .map_err(backend)?;
-        match rows.next() {
-            None => Ok(None),
-            Some(entry) => Ok(Some(entry.map_err(backend)?.0.value().0.to_string())),
-        }
+        let live = match live.next() {
+            None => None,
+            Some(entry) => Some(entry.map_err(backend)?.0.value().to_string()),
+        };
+        let mut history = self
+            .history
+            .range::<(&str, i64)>((history_lower, Bound::Unbounded))
+            .map_err(backend)?;
+        let history = match history.next() {
+            None => None,
+            Some(entry) => Some(entry.map_err(backend)?.0.value().0.to_string()),
+        };
+        Ok(match (live, history) {
+            (Some(l), Some(h)) => Some(l.min(h)),
+            (l, h) => l.or(h),
+        })
     }
 
     fn step(&mut self) -> Result<Option<KeyValue>> {
         while let Some(key) = self.next_key()? {
-            let found = newest_version(self.table, &key, i64::MIN, self.at)?;
+            let found = match current(self.live, &key)? {
+                Some(kv) if kv.mod_revision <= self.at => Some(kv),
+                _ => newest_version(self.history, &key, i64::MIN, self.at)?
+                    .filter(|v| !v.tombstone)
+                    .map(|v| v.kv),
+            };
             self.next_after = Some(key);
-            if let Some(v) = found.filter(|v| !v.tombstone) {
-                return Ok(Some(v.kv));
+            if found.is_some() {
+                return Ok(found);
             }
         }
         Ok(None)
     }
 }
 
-impl<T> Iterator for HistoryScan<'_, T>
+impl<L, H> Iterator for HistoryScan<'_, L, H>
 where
-    T: ReadableTable<(&'static str, i64), (bool, i64, &'static [u8])>,
+    L: ReadableTable<&'static str, (i64, i64, &'static [u8])>,
+    H: ReadableTable<(&'static str, i64), (bool, i64, &'static [u8])>,
 {
     type Item = Result<KeyValue>;
 
@@ -273,26 +310,35 @@ pub(super) fn events(
     }
     let end = upto.min(after.saturating_add(batch));
     let log = txn.open_table(LOG).map_err(backend)?;
+    let live = txn.open_table(CURRENT).map_err(backend)?;
     let history = txn.open_table(HISTORY).map_err(backend)?;
     let mut out = Vec::new();
     for entry in log.range((after + 1)..=end).map_err(backend)? {
         let (rev, key) = entry.map_err(backend)?;
         let (rev, key) = (rev.value(), key.value());
         if key.starts_with(prefix) {
-            out.push(event_at(&history, key, rev)?);
+            out.push(event_at(&live, &history, key, rev)?);
         }
     }
     Ok((out, end))
 }
 
-/// Rebuilds the event written at `rev` on `key` from the history table.
+/// Rebuilds the event written at `rev` on `key`: the version written then is the live
+/// one or a superseded one, and the version before it is always superseded.
 fn event_at(
+    live: &impl ReadableTable<&'static str, (i64, i64, &'static [u8])>,
     history: &impl ReadableTable<(&'static str, i64), (bool, i64, &'static [u8])>,
     key: &str,
     rev: Revision,
 ) -> Result<Event> {
     let missing = || backend(format!("history of key {key} at revision {rev} is missing"));
-    let written = newest_version(history, key, rev, rev)?.ok_or_else(missing)?;
+    let written = match current(live, key)? {
+        Some(kv) if kv.mod_revision == rev => Version {
+            tombstone: false,
+            kv,
+        },
+        _ => newest_version(history, key, rev, rev)?.ok_or_else(missing)?,
+    };
     if written.tombstone {
         return Ok(Event::Delete { kv: written.kv });
     }

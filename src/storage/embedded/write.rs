@@ -81,24 +81,35 @@ impl<'txn> Tables<'txn> {
     pub(super) fn apply(&mut self, write: Write) -> Result<Result<Event>> {
         let rev = self.revision + 1;
         let existing = current(&self.live, write.key())?;
+        let superseded = existing.as_ref().map(|cur| cur.mod_revision);
         let event = match decide(write, existing, rev) {
             Ok(event) => event,
             Err(failed) => return Ok(Err(failed)),
         };
-        let (tombstone, kv) = match &event {
-            Event::Put { kv, .. } => (false, kv),
-            Event::Delete { kv } => (true, kv),
+        let (kv, old_value) = match &event {
+            Event::Put { kv, prev_value } => (kv, prev_value.as_ref()),
+            Event::Delete { kv } => (kv, Some(&kv.value)),
             Event::Progress { .. } => return Err(backend("a progress event is not a write")),
         };
         let key = &*kv.key;
-        if tombstone {
+        // The live version joins the history only when a write supersedes it, so a
+        // create stores its value once.
+        if let (Some(old_revision), Some(old_value)) = (superseded, old_value) {
+            let record = (false, kv.create_revision, &old_value[..]);
+            self.history
+                .insert((key, old_revision), record)
+                .map_err(backend)?;
+        }
+        if let Event::Delete { .. } = event {
             self.live.remove(key).map_err(backend)?;
+            let tombstone = (true, kv.create_revision, &kv.value[..]);
+            self.history
+                .insert((key, rev), tombstone)
+                .map_err(backend)?;
         } else {
             let row = (kv.create_revision, rev, &kv.value[..]);
             self.live.insert(key, row).map_err(backend)?;
         }
-        let record = (tombstone, kv.create_revision, &kv.value[..]);
-        self.history.insert((key, rev), record).map_err(backend)?;
         self.log.insert(rev, key).map_err(backend)?;
         self.revision = rev;
         Ok(Ok(event))
@@ -189,9 +200,11 @@ pub(super) fn compact(
         Some(plan) if plan.floor == counters.compacted && plan.upto == rev => plan,
         _ => plan_compaction(&log, counters.compacted, rev)?,
     };
+    let live = txn.open_table(CURRENT).map_err(backend)?;
     let mut history = txn.open_table(HISTORY).map_err(backend)?;
     for key in &plan.keys {
-        prune_key(&mut history, key, rev)?;
+        let live_since = current_revision_of(&live, key)?;
+        prune_key(&mut history, key, rev, live_since)?;
     }
     for r in plan.revs {
         log.remove(r).map_err(backend)?;
@@ -231,16 +244,30 @@ pub(super) fn plan_compaction(
     Ok(plan)
 }
 
-/// Keeps only the newest version of `key` at or below `rev`, and drops even that one when
-/// it is a tombstone older than `rev` (a tombstone at `rev` is still a watchable event).
-fn prune_key(history: &mut History<'_>, key: &str, rev: Revision) -> Result<()> {
-    let Some(newest) = newest_version(history, key, i64::MIN, rev)? else {
-        return Ok(());
-    };
-    let keep_from = if newest.tombstone && newest.kv.mod_revision < rev {
-        newest.kv.mod_revision + 1
-    } else {
-        newest.kv.mod_revision
+/// The mod revision of `key`'s live version, if it is live.
+fn current_revision_of(live: &Live<'_>, key: &str) -> Result<Option<Revision>> {
+    Ok(live.get(key).map_err(backend)?.map(|row| row.value().1))
+}
+
+/// Keeps only the versions of `key` that reads at `rev` or later can see: none of the
+/// history when the live version (modified at `live_since`) is already at or below `rev`,
+/// else the newest version at or below `rev`, dropping even that one when it is a
+/// tombstone older than `rev` (a tombstone at `rev` is still a watchable event).
+fn prune_key(
+    history: &mut History<'_>,
+    key: &str,
+    rev: Revision,
+    live_since: Option<Revision>,
+) -> Result<()> {
+    let keep_from = match live_since {
+        Some(live) if live <= rev => i64::MAX,
+        _ => match newest_version(history, key, i64::MIN, rev)? {
+            None => return Ok(()),
+            Some(newest) if newest.tombstone && newest.kv.mod_revision < rev => {
+                newest.kv.mod_revision + 1
+            }
+            Some(newest) => newest.kv.mod_revision,
+        },
     };
     let mut stale = Vec::new();
     for entry in history
