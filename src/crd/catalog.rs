@@ -27,6 +27,9 @@ pub enum CatalogError {
 /// One served version of a resource.
 pub struct ServedVersion {
     pub name: String,
+    /// The name again, shared as the memo key of the version's served bytes, which the
+    /// watch cache keeps for every object it serves.
+    pub memo_key: std::sync::Arc<str>,
     /// The Warning header text when the version is deprecated.
     pub deprecation_warning: Option<String>,
     pub status_subresource: bool,
@@ -273,6 +276,7 @@ fn served_version(
     Ok(ServedVersion {
         main_reset: main_reset_fields(&format!("{group}/{}", v.name), status_subresource),
         name: v.name.clone(),
+        memo_key: v.name.as_str().into(),
         deprecation_warning,
         status_subresource,
         scale: subresources

@@ -40,7 +40,7 @@ struct Watcher {
     sent: Counter,
     encodings: Counter,
     /// The memo keys of this watch's ADDED, MODIFIED and DELETED lines.
-    line_keys: [String; 3],
+    line_keys: [Arc<str>; 3],
 }
 
 pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {

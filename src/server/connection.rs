@@ -124,6 +124,10 @@ pub async fn serve(tls: TlsStream<TcpStream>, peer: SocketAddr, shared: Shared) 
     }
 }
 
+/// h2 data queued per stream before its body is polled again (hyper's default is 400 KiB):
+/// a 10,000-object LIST left about 0.8 MiB more resident after it with the default.
+const H2_SEND_BUFFER: usize = 64 * 1024;
+
 /// HTTP/1.1 and h2 with the timeouts that keep slow clients from holding a connection:
 /// the request head must arrive within 30 s, and an h2 peer must answer pings.
 fn builder() -> Builder<TokioExecutor> {
@@ -136,7 +140,8 @@ fn builder() -> Builder<TokioExecutor> {
         .http2()
         .timer(TokioTimer::new())
         .keep_alive_interval(Some(KEEP_ALIVE_INTERVAL))
-        .keep_alive_timeout(HEADER_READ_TIMEOUT);
+        .keep_alive_timeout(HEADER_READ_TIMEOUT)
+        .max_send_buf_size(H2_SEND_BUFFER);
     builder
 }
 

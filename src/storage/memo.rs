@@ -9,8 +9,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use bytes::Bytes;
 
-/// The forms kept for one value, by key, each with a number its maker attached.
-type Forms = Mutex<Vec<(Box<str>, Bytes, u32)>>;
+/// The forms kept for one value, by key, each with a number its maker attached. Keys are
+/// shared (a version's name, a watch's line key): no allocation per value for them.
+type Forms = Mutex<Vec<(Arc<str>, Bytes, u32)>>;
 
 /// One value's memoised forms; inert (nothing kept) unless made with [`Memo::shared`].
 #[derive(Clone, Default)]
@@ -31,7 +32,7 @@ impl Memo {
     /// key wait for the first one instead of making it again; a failure is not kept.
     pub fn get_or_try_insert<E>(
         &self,
-        key: &str,
+        key: &Arc<str>,
         make: impl FnOnce() -> Result<Bytes, E>,
     ) -> Result<Bytes, E> {
         self.get_or_try_insert_tagged(key, || make().map(|bytes| (bytes, 0)))
@@ -52,7 +53,7 @@ impl Memo {
     /// the bytes).
     pub fn get_or_try_insert_tagged<E>(
         &self,
-        key: &str,
+        key: &Arc<str>,
         make: impl FnOnce() -> Result<(Bytes, u32), E>,
     ) -> Result<(Bytes, u32), E> {
         let Some(cell) = &self.0 else {
@@ -65,7 +66,7 @@ impl Memo {
         let (bytes, tag) = make()?;
         // Most values keep one or two forms: no room for four.
         forms.reserve_exact(1);
-        forms.push((key.into(), bytes.clone(), tag));
+        forms.push((key.clone(), bytes.clone(), tag));
         Ok((bytes, tag))
     }
 
@@ -98,7 +99,7 @@ impl std::fmt::Debug for Memo {
 }
 
 /// The form kept under `key`, with its number.
-fn find(forms: &[(Box<str>, Bytes, u32)], key: &str) -> Option<(Bytes, u32)> {
+fn find(forms: &[(Arc<str>, Bytes, u32)], key: &str) -> Option<(Bytes, u32)> {
     forms
         .iter()
         .find(|(k, _, _)| &**k == key)
@@ -114,7 +115,7 @@ mod tests {
         let memo = Memo::shared();
         let mut made = 0;
         for _ in 0..3 {
-            let got = memo.get_or_try_insert::<()>("v1", || {
+            let got = memo.get_or_try_insert::<()>(&"v1".into(), || {
                 made += 1;
                 Ok(Bytes::from_static(b"x"))
             });
@@ -129,7 +130,7 @@ mod tests {
         let memo = Memo::default();
         let mut made = 0;
         for _ in 0..2 {
-            let _ = memo.get_or_try_insert::<()>("v1", || {
+            let _ = memo.get_or_try_insert::<()>(&"v1".into(), || {
                 made += 1;
                 Ok(Bytes::new())
             });
@@ -141,9 +142,9 @@ mod tests {
     #[test]
     fn get_or_try_insert_failure_is_not_kept() {
         let memo = Memo::shared();
-        assert_eq!(memo.get_or_try_insert("k", || Err("no")), Err("no"));
+        assert_eq!(memo.get_or_try_insert(&"k".into(), || Err("no")), Err("no"));
         assert_eq!(
-            memo.get_or_try_insert::<&str>("k", || Ok(Bytes::from_static(b"y"))),
+            memo.get_or_try_insert::<&str>(&"k".into(), || Ok(Bytes::from_static(b"y"))),
             Ok(Bytes::from_static(b"y"))
         );
     }
