@@ -120,6 +120,10 @@ pub async fn read_page(
             .await
             .map_err(|e| range_error(ctx, options, e))?;
         revision = range.revision;
+        // The whole collection, unfiltered: its items are the range's, not a copy.
+        if limit == 0 && unselected && items.is_empty() && !range.more {
+            return Ok(whole(range.kvs, revision));
+        }
         let total = range.kvs.len();
         for (i, kv) in range.kvs.iter().enumerate() {
             if unselected || selects(options, &ctx.decode(kv)?) {
@@ -289,12 +293,12 @@ pub async fn list(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Re
     let page = read_page(state, ctx, &options).await?;
     if representation == Representation::Json {
         // The items' served bytes, streamed: no object is decoded or encoded again.
-        let items = page
-            .items
-            .iter()
-            .map(|kv| served::object_bytes(ctx, kv))
-            .collect::<Result<Vec<_>, _>>()?;
-        let (body, len) = served::list_body(ctx, items, &page.list_meta())?;
+        let list_meta = page.list_meta();
+        let mut items = Vec::with_capacity(page.items.len());
+        for kv in page.items {
+            items.push(served::object_bytes(ctx, &kv)?);
+        }
+        let (body, len) = served::list_body(ctx, items, &list_meta)?;
         return Ok(Reply::Encoded {
             body,
             len,

@@ -240,7 +240,7 @@ impl Cacher {
             Event::Put { mut kv, prev_value } => {
                 // The event and the index keep their own memo: a watch line must not
                 // outlive the event in the window by staying with the indexed object.
-                kv.memo = Memo::shared();
+                kv.memo = event_memo(&state);
                 let indexed = KeyValue {
                     memo: Memo::shared(),
                     ..kv.clone()
@@ -256,7 +256,7 @@ impl Cacher {
                 if let Some(old) = state.objects.remove(&*kv.key) {
                     kv.value = old.value;
                 }
-                kv.memo = Memo::shared();
+                kv.memo = event_memo(&state);
                 Event::Delete { kv }
             }
         };
@@ -301,6 +301,19 @@ impl Cacher {
         self.progress.notify_one();
         let reached = tokio::time::timeout(within, rx.wait_for(|r| *r >= target)).await;
         matches!(reached, Ok(Ok(_))) && self.ready()
+    }
+}
+
+/// An event's memo: shared when cached watches will receive it live, so its line is
+/// serialized once for all of them; else inert (64 bytes less per event in the window),
+/// and a watch that replays it later serializes its own line. Kube's cacher, too, caches
+/// serializations only while it dispatches an event to its watchers. Called under the
+/// write lock, which watches subscribe under too.
+fn event_memo(state: &State) -> Memo {
+    if state.live.receiver_count() > 0 {
+        Memo::shared()
+    } else {
+        Memo::default()
     }
 }
 

@@ -56,16 +56,21 @@ fn range(state: &State, req: &RangeRequest, revision: Revision) -> RangeResult {
         Some(start) if start > req.prefix.as_str() => start,
         _ => req.prefix.as_str(),
     };
-    let mut kvs = Vec::new();
+    let matching = || {
+        state
+            .objects
+            .range::<str, _>((Bound::Included(start), Bound::Unbounded))
+            .take_while(|(key, _)| key.starts_with(&req.prefix))
+    };
+    let wanted = match req.limit {
+        0 => usize::MAX,
+        limit => limit,
+    };
+    // Counted first: a 10,000-object LIST grown by doubling held 16,384 slots.
+    let mut kvs = Vec::with_capacity(matching().take(wanted).count());
     let mut more = false;
-    for (key, kv) in state
-        .objects
-        .range::<str, _>((Bound::Included(start), Bound::Unbounded))
-    {
-        if !key.starts_with(&req.prefix) {
-            break;
-        }
-        if req.limit > 0 && kvs.len() == req.limit {
+    for (i, (_, kv)) in matching().enumerate() {
+        if i == wanted {
             more = true;
             break;
         }

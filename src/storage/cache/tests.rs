@@ -159,3 +159,33 @@ async fn range_at_revision_after_change_read_from_store() {
     assert_eq!(&old.kvs[0].value[..], b"1");
     assert!(!old.kvs[0].memo.is_shared(), "read from the store");
 }
+
+/// An event keeps a memo for its line only when a cached watch receives it live.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn window_event_memo_shared_only_with_live_watchers() {
+    let (_dir, cache, _) = cached(10).await;
+    let cacher = &cache.cachers["/r/"];
+    let memo_shared = |rev: Revision| {
+        let state = cacher.read();
+        let event = state.events_after(rev - 1).next().unwrap();
+        match event {
+            Event::Put { kv, .. } | Event::Delete { kv } => kv.memo.is_shared(),
+            Event::Progress { .. } => panic!("progress in the window"),
+        }
+    };
+    let unwatched = cache.create("/r/a", b"v".to_vec()).await.unwrap();
+    assert!(cacher.wait_for(unwatched, WAIT).await);
+    assert!(!memo_shared(unwatched), "no watcher: no memo kept");
+
+    let mut w = cache.watch("/r/", unwatched, QUIET).await.unwrap();
+    let watched = cache.create("/r/b", b"v".to_vec()).await.unwrap();
+    let got = tokio::time::timeout(WAIT, w.next()).await.unwrap();
+    assert_eq!(got.unwrap().unwrap().revision(), watched);
+    assert!(
+        memo_shared(watched),
+        "a live watcher: the line is kept for all"
+    );
+    // The index keeps its own memo either way: reads are served from it.
+    let read = cache.get("/r/a").await.unwrap().unwrap();
+    assert!(read.memo.is_shared());
+}
