@@ -293,12 +293,11 @@ pub async fn list(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Re
     let page = read_page(state, ctx, &options).await?;
     if representation == Representation::Json {
         // The items' served bytes, streamed: no object is decoded or encoded again.
-        let list_meta = page.list_meta();
         let mut items = Vec::with_capacity(page.items.len());
-        for kv in page.items {
-            items.push(served::object_bytes(ctx, &kv)?);
+        for kv in &page.items {
+            items.push(served::object_bytes(ctx, kv)?);
         }
-        let (body, len) = served::list_body(ctx, items, &list_meta)?;
+        let (body, len) = served::list_body(ctx, items, &page.list_meta())?;
         return Ok(Reply::Encoded {
             body,
             len,
