@@ -80,6 +80,7 @@ conformance_tests!(
     watch_prefix_filters_events,
     watch_events_carry_prev_and_last_values,
     compact_old_revisions_compacted,
+    watch_replayed_update_prev_compacted_never_a_create,
     concurrent_writes_gap_free_and_watched_once,
     watch_idle_reports_progress,
     watch_slow_consumer_receives_everything,

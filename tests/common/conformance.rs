@@ -80,6 +80,9 @@ pub const CASES: &[(&str, Case)] = &[
     ("compact_old_revisions_compacted", |s| {
         Box::pin(compact_old_revisions_compacted(s))
     }),
+    ("watch_replayed_update_prev_compacted_never_a_create", |s| {
+        Box::pin(watch_replayed_update_prev_compacted_never_a_create(s))
+    }),
     ("concurrent_writes_gap_free_and_watched_once", |s| {
         Box::pin(concurrent_writes_gap_free_and_watched_once(s))
     }),

@@ -317,7 +317,7 @@ pub(super) fn events(
         let (rev, key) = entry.map_err(backend)?;
         let (rev, key) = (rev.value(), key.value());
         if key.starts_with(prefix) {
-            out.push(event_at(&live, &history, key, rev)?);
+            out.push(event_at(&live, &history, key, rev, counters.compacted)?);
         }
     }
     Ok((out, end))
@@ -330,6 +330,7 @@ fn event_at(
     history: &impl ReadableTable<(&'static str, i64), (bool, i64, &'static [u8])>,
     key: &str,
     rev: Revision,
+    compacted: Revision,
 ) -> Result<Event> {
     let missing = || backend(format!("history of key {key} at revision {rev} is missing"));
     let written = match current(live, key)? {
@@ -345,9 +346,14 @@ fn event_at(
     let prev_value = if written.kv.create_revision == rev {
         None
     } else {
-        newest_version(history, key, i64::MIN, rev - 1)?
-            .filter(|v| !v.tombstone)
-            .map(|v| v.kv.value)
+        // Compaction at `rev` forgets the version before it: fail rather than pass the
+        // update off as a create (etcd's watch does the same, see the etcd backend).
+        let prev = newest_version(history, key, i64::MIN, rev - 1)?.filter(|v| !v.tombstone);
+        let prev = prev.ok_or(StorageError::Compacted {
+            requested: rev - 1,
+            compacted,
+        })?;
+        Some(prev.kv.value)
     };
     Ok(Event::Put {
         kv: written.kv,

@@ -318,22 +318,27 @@ fn convert(event: &etcd_client::Event) -> Result<Event> {
         .ok_or_else(|| backend("etcd watch event without a key"))?;
     let mut kv = key_value(kv)?;
     let prev = event.prev_kv();
-    match event.event_type() {
-        EventType::Put => {
-            let prev_value = match prev {
-                Some(prev) if kv.create_revision != kv.mod_revision => {
-                    Some(bytes::Bytes::copy_from_slice(prev.value()))
-                }
-                _ => None,
-            };
+    let created = kv.create_revision == kv.mod_revision;
+    match (event.event_type(), prev) {
+        (EventType::Put, _) if created => Ok(Event::Put {
+            kv,
+            prev_value: None,
+        }),
+        (EventType::Put, Some(prev)) => {
+            let prev_value = Some(bytes::Bytes::copy_from_slice(prev.value()));
             Ok(Event::Put { kv, prev_value })
         }
-        EventType::Delete => {
-            if let Some(prev) = prev {
-                kv.value = bytes::Bytes::copy_from_slice(prev.value());
-                kv.create_revision = prev.create_revision();
-            }
+        (EventType::Delete, Some(prev)) => {
+            kv.value = bytes::Bytes::copy_from_slice(prev.value());
+            kv.create_revision = prev.create_revision();
             Ok(Event::Delete { kv })
         }
+        // etcd leaves prev_kv out when the previous version was compacted. Such an
+        // event would pass for a create (or a delete without its object): fail the
+        // watch instead, as kube's watcher does, and the owner lists again.
+        (_, None) => Err(StorageError::Compacted {
+            requested: kv.mod_revision - 1,
+            compacted: kv.mod_revision,
+        }),
     }
 }
