@@ -26,10 +26,9 @@ pub enum CatalogError {
 
 /// One served version of a resource.
 pub struct ServedVersion {
-    pub name: String,
-    /// The name again, shared as the memo key of the version's served bytes, which the
-    /// watch cache keeps for every object it serves.
-    pub memo_key: std::sync::Arc<str>,
+    /// Shared: it is also the memo key of the version's served bytes, which the watch
+    /// cache keeps for every object it serves.
+    pub name: std::sync::Arc<str>,
     /// The Warning header text when the version is deprecated.
     pub deprecation_warning: Option<String>,
     pub status_subresource: bool,
@@ -83,7 +82,7 @@ pub struct LabelNames {
 
 impl ServedResource {
     pub fn version(&self, name: &str) -> Option<&ServedVersion> {
-        self.versions.iter().find(|v| v.name == name)
+        self.versions.iter().find(|v| *v.name == *name)
     }
 
     /// `plural.group`, the name used in Status messages.
@@ -120,7 +119,7 @@ impl Catalog {
                     .by_group_version_plural
                     .entry(served.group.clone())
                     .or_default()
-                    .entry(v.name.clone())
+                    .entry(v.name.to_string())
                     .or_default()
                     .insert(served.plural.clone(), served.clone());
             }
@@ -156,8 +155,8 @@ impl Catalog {
         for r in &self.resources {
             let entry = groups.entry(r.group.as_str()).or_default();
             for v in &r.versions {
-                if !entry.contains(&v.name.as_str()) {
-                    entry.push(v.name.as_str());
+                if !entry.contains(&&*v.name) {
+                    entry.push(&*v.name);
                 }
             }
         }
@@ -275,8 +274,7 @@ fn served_version(
     let status_subresource = subresources.is_some_and(|s| s.status.is_some());
     Ok(ServedVersion {
         main_reset: main_reset_fields(&format!("{group}/{}", v.name), status_subresource),
-        name: v.name.clone(),
-        memo_key: v.name.as_str().into(),
+        name: v.name.as_str().into(),
         deprecation_warning,
         status_subresource,
         scale: subresources

@@ -37,7 +37,7 @@ pub fn coerce_other_version(
     let api_version = object["apiVersion"].as_str().unwrap_or_default();
     let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
     let same_kind = object["kind"].as_str() == Some(ctx.resource.kind.as_str());
-    if group != ctx.resource.group || !same_kind || version == ctx.version().name {
+    if group != ctx.resource.group || !same_kind || version == &*ctx.version().name {
         return Ok(Vec::new());
     }
     let none = crate::schema::Schema::default();

@@ -282,7 +282,7 @@ pub fn check_patched(
         return Ok(());
     }
     let ours = group == ctx.resource.group && kind == ctx.resource.kind;
-    if ours && !ctx.resource.versions.iter().any(|v| v.name == version) {
+    if ours && !ctx.resource.versions.iter().any(|v| *v.name == *version) {
         let pruned = new.as_object().into_iter().flatten().map(|(k, _)| k);
         let pruned = pruned.filter(|k| !["apiVersion", "kind", "metadata"].contains(&k.as_str()));
         warnings.extend(pruned.map(|k| format!("unknown field {k:?}")));

@@ -36,7 +36,7 @@ impl Target {
         let version = resource
             .versions
             .iter()
-            .position(|v| v.name == info.api_version)
+            .position(|v| *v.name == *info.api_version)
             .ok_or(ApiError::PathNotFound)?;
         let namespace = scope(resource.namespaced, info)?;
         let served = &resource.versions[version];

@@ -146,7 +146,7 @@ pub fn aggregated(catalog: &Catalog) -> Value {
 }
 
 fn discovery_resource(r: &ServedResource, v: &ServedVersion) -> Value {
-    let kind = json!({"group": r.group, "version": v.name, "kind": r.kind});
+    let kind = json!({"group": r.group, "version": &*v.name, "kind": r.kind});
     let mut subresources = Vec::new();
     if v.status_subresource {
         subresources.push(

@@ -83,22 +83,20 @@ impl Served {
 /// The object as this version serves it, made once per cached value and version.
 pub fn object_bytes(ctx: &Target, kv: &KeyValue) -> Result<Served, ApiError> {
     let revision = Digits::new(kv.mod_revision);
-    let (bytes, tag) = kv
-        .memo
-        .get_or_try_insert_tagged(&ctx.version().memo_key, || {
-            let mut object = ctx.decode(kv)?;
-            let full = encode(&object)?;
-            // Kept values share the stored bytes when serving only adds the resourceVersion.
-            if kv.memo.is_shared() && kv.mod_revision > 0 {
-                obj::set_meta(&mut object, "resourceVersion", None);
-                if encode(&object)? == kv.value
-                    && let Some(tag) = splice::find(&full, &kv.value, revision.as_str())
-                {
-                    return Ok((kv.value.clone(), tag));
-                }
+    let (bytes, tag) = kv.memo.get_or_try_insert_tagged(&ctx.version().name, || {
+        let mut object = ctx.decode(kv)?;
+        let full = encode(&object)?;
+        // Kept values share the stored bytes when serving only adds the resourceVersion.
+        if kv.memo.is_shared() && kv.mod_revision > 0 {
+            obj::set_meta(&mut object, "resourceVersion", None);
+            if encode(&object)? == kv.value
+                && let Some(tag) = splice::find(&full, &kv.value, revision.as_str())
+            {
+                return Ok((kv.value.clone(), tag));
             }
-            Ok((Bytes::from(full), 0))
-        })?;
+        }
+        Ok((Bytes::from(full), 0))
+    })?;
     Ok(Served {
         bytes,
         tag,

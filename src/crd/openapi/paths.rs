@@ -164,7 +164,7 @@ fn route(r: &ServedResource, v: &ServedVersion, root: &str, s: &Spec<'_>, name: 
     let op = Operation {
         method: s.method,
         action: s.action,
-        group_version_kind: json!({"group": r.group, "version": v.name, "kind": r.kind}),
+        group_version_kind: json!({"group": r.group, "version": &*v.name, "kind": r.kind}),
         operation_id,
         tag,
         description: description(&r.kind, s.suffix, s.verb),

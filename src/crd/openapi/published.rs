@@ -65,7 +65,7 @@ pub(super) fn kind_schema(r: &ServedResource, v: &ServedVersion, flavor: Flavor)
         }
     };
     schema["x-kubernetes-group-version-kind"] =
-        json!([{"group": r.group, "version": v.name, "kind": r.kind}]);
+        json!([{"group": r.group, "version": &*v.name, "kind": r.kind}]);
     add_selectable_fields(&mut schema, v);
     schema
 }
@@ -87,7 +87,7 @@ pub(super) fn list_schema(r: &ServedResource, v: &ServedVersion) -> Value {
             "apiVersion": api_version_property(),
             "kind": kind_property(),
         },
-        "x-kubernetes-group-version-kind": [{"group": r.group, "version": v.name, "kind": r.list_kind}],
+        "x-kubernetes-group-version-kind": [{"group": r.group, "version": &*v.name, "kind": r.list_kind}],
     });
     add_selectable_fields(&mut schema, v);
     schema

@@ -308,7 +308,7 @@ impl Cacher {
 /// serialized once for all of them; else inert (64 bytes less per event in the window),
 /// and a watch that replays it later serializes its own line. Kube's cacher, too, caches
 /// serializations only while it dispatches an event to its watchers. Called under the
-/// write lock, which watches subscribe under too.
+/// write lock, so no watch subscribes (under the read lock) between this and the send.
 fn event_memo(state: &State) -> Memo {
     if state.live.receiver_count() > 0 {
         Memo::shared()

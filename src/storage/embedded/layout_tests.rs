@@ -10,6 +10,7 @@ use futures::StreamExt;
 use redb::{ReadableTable, ReadableTableMetadata};
 
 use super::tables::{CURRENT, HISTORY};
+use super::tests::fresh;
 use super::*;
 use crate::storage::RangeRequest;
 
@@ -162,10 +163,4 @@ async fn compact_live_version_at_or_below_revision_drops_its_history() {
         .map(|kv| (&*kv.key, kv.mod_revision))
         .collect();
     assert_eq!(got, [("/l/a", r2), ("/l/b", r4)]);
-}
-
-fn fresh() -> (tempfile::TempDir, std::sync::Arc<EmbeddedStore>) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = EmbeddedStore::open(dir.path()).unwrap();
-    (dir, store)
 }

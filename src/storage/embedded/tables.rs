@@ -102,15 +102,25 @@ pub(super) fn current(
     table: &impl ReadableTable<&'static str, (i64, i64, &'static [u8])>,
     key: &str,
 ) -> Result<Option<KeyValue>> {
-    Ok(table.get(key).map_err(backend)?.map(|guard| {
-        let (create_revision, mod_revision, value) = guard.value();
-        KeyValue {
-            key: key.into(),
-            value: bytes::Bytes::copy_from_slice(value),
-            create_revision,
-            mod_revision,
-            memo: Default::default(),
-        }
+    current_if(table, key, |_| true)
+}
+
+/// The live key if its mod revision passes `wanted` (its value is copied only then).
+fn current_if(
+    table: &impl ReadableTable<&'static str, (i64, i64, &'static [u8])>,
+    key: &str,
+    wanted: impl Fn(Revision) -> bool,
+) -> Result<Option<KeyValue>> {
+    let Some(guard) = table.get(key).map_err(backend)? else {
+        return Ok(None);
+    };
+    let (create_revision, mod_revision, value) = guard.value();
+    Ok(wanted(mod_revision).then(|| KeyValue {
+        key: key.into(),
+        value: bytes::Bytes::copy_from_slice(value),
+        create_revision,
+        mod_revision,
+        memo: Default::default(),
     }))
 }
 
@@ -260,12 +270,13 @@ where
 
     fn step(&mut self) -> Result<Option<KeyValue>> {
         while let Some(key) = self.next_key()? {
-            let found = match current(self.live, &key)? {
-                Some(kv) if kv.mod_revision <= self.at => Some(kv),
-                _ => newest_version(self.history, &key, i64::MIN, self.at)?
+            let at = self.at;
+            let mut found = current_if(self.live, &key, |modified| modified <= at)?;
+            if found.is_none() {
+                found = newest_version(self.history, &key, i64::MIN, at)?
                     .filter(|v| !v.tombstone)
-                    .map(|v| v.kv),
-            };
+                    .map(|v| v.kv);
+            }
             self.next_after = Some(key);
             if found.is_some() {
                 return Ok(found);
@@ -333,12 +344,12 @@ fn event_at(
     compacted: Revision,
 ) -> Result<Event> {
     let missing = || backend(format!("history of key {key} at revision {rev} is missing"));
-    let written = match current(live, key)? {
-        Some(kv) if kv.mod_revision == rev => Version {
+    let written = match current_if(live, key, |modified| modified == rev)? {
+        Some(kv) => Version {
             tombstone: false,
             kv,
         },
-        _ => newest_version(history, key, rev, rev)?.ok_or_else(missing)?,
+        None => newest_version(history, key, rev, rev)?.ok_or_else(missing)?,
     };
     if written.tombstone {
         return Ok(Event::Delete { kv: written.kv });

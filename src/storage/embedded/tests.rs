@@ -16,7 +16,7 @@ use crate::storage::{StorageError, WatchStream};
 
 const WAIT: Duration = Duration::from_secs(20);
 
-fn fresh() -> (tempfile::TempDir, Arc<EmbeddedStore>) {
+pub(super) fn fresh() -> (tempfile::TempDir, Arc<EmbeddedStore>) {
     let dir = tempfile::tempdir().unwrap();
     let store = EmbeddedStore::open(dir.path()).unwrap();
     (dir, store)
