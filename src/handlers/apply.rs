@@ -17,11 +17,9 @@ use crate::handlers::write::{
 use crate::handlers::{AppState, Call, Reply, admit};
 use crate::meta::lifecycle;
 use crate::meta::object as obj;
-use crate::request::body::decode_value;
+use crate::request::body::decode_yaml_value;
 use crate::request::info::Subresource;
-use crate::request::negotiate::BodyFormat;
 use crate::request::options::{FieldValidation, WriteOptions};
-use crate::request::strict;
 
 /// One apply request: its patch, manager and `force`.
 pub struct Apply<'a> {
@@ -36,14 +34,21 @@ pub struct Apply<'a> {
 /// kube's `yaml.Unmarshal` of the patch into a map: an empty or `null` document is an
 /// empty object; any other non-object is Go's unmarshal error.
 pub(crate) fn decode_patch(body: &[u8]) -> Result<Value, ApiError> {
+    decode_patch_reporting(body, false).map(|(patch, _)| patch)
+}
+
+/// [`decode_patch`], with the patch's duplicate keys in go-yaml's words when `report`
+/// is set (found by the decode itself when the patch is compact JSON, as kubectl's is).
+fn decode_patch_reporting(body: &[u8], report: bool) -> Result<(Value, Vec<String>), ApiError> {
     let not_a_map = |what: &str| {
         ApiError::BadRequest(format!(
             "error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {what} into Go value of type map[string]interface {{}}"
         ))
     };
-    match decode_value(body, BodyFormat::Yaml)? {
-        Value::Null => Ok(Value::Object(Default::default())),
-        object @ Value::Object(_) => Ok(object),
+    let (patch, duplicates) = decode_yaml_value(body, report)?;
+    match patch {
+        Value::Null => Ok((Value::Object(Default::default()), duplicates)),
+        object @ Value::Object(_) => Ok((object, duplicates)),
         Value::Array(_) => Err(not_a_map("array")),
         Value::Number(_) => Err(not_a_map("number")),
         Value::String(_) => Err(not_a_map("string")),
@@ -58,15 +63,11 @@ pub async fn apply(
     options: &WriteOptions,
     force: bool,
 ) -> Result<Reply, ApiError> {
-    let patch = decode_patch(&call.body)?;
+    let (patch, duplicates) =
+        decode_patch_reporting(&call.body, options.field_validation.reports())?;
     let scope = match call.info.subresource {
         Subresource::Status => Scope::Status,
         _ => Scope::Main,
-    };
-    // go-yaml's duplicate keys come from its own scan: the YAML decode cannot see them.
-    let duplicates = match options.field_validation.reports() {
-        true => strict::duplicate_fields(&call.body, true),
-        false => Vec::new(),
     };
     let request = Apply {
         patch,

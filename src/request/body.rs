@@ -6,6 +6,7 @@ use crate::error::ApiError;
 use crate::request::gojson::{self, Flavor, ParseError};
 use crate::request::negotiate::BodyFormat;
 use crate::request::strict;
+use crate::request::yaml_json;
 use crate::request::yamlerr;
 
 /// kube-apiserver's request body limit (3 MiB).
@@ -41,17 +42,27 @@ pub fn decode_scale(body: &[u8], format: BodyFormat) -> Result<Value, ApiError> 
 
 /// Decodes any JSON or YAML value, within the nesting limit.
 pub fn decode_value(body: &[u8], format: BodyFormat) -> Result<Value, ApiError> {
-    let value = match format {
-        BodyFormat::Yaml => decode_yaml(body).map_err(|e| {
-            // Apply's wording (patch.go around sigs.k8s.io/yaml.Unmarshal).
-            ApiError::BadRequest(format!(
-                "error decoding YAML: error converting YAML to JSON: {e}"
-            ))
-        })?,
-        _ => decode_json(body)?,
-    };
+    match format {
+        BodyFormat::Yaml => decode_yaml_value(body, false).map(|(value, _)| value),
+        _ => {
+            let value = decode_json(body)?;
+            check_depth(&value, 0)?;
+            Ok(value)
+        }
+    }
+}
+
+/// Decodes a YAML value (an apply patch), within the nesting limit, with go-yaml's
+/// duplicate-key error when `report` is set.
+pub fn decode_yaml_value(body: &[u8], report: bool) -> Result<(Value, Vec<String>), ApiError> {
+    let (value, found) = read_yaml(body, report).map_err(|e| {
+        // Apply's wording (patch.go around sigs.k8s.io/yaml.Unmarshal).
+        ApiError::BadRequest(format!(
+            "error decoding YAML: error converting YAML to JSON: {e}"
+        ))
+    })?;
     check_depth(&value, 0)?;
-    Ok(value)
+    Ok((value, found))
 }
 
 /// Decodes JSON; the error text is serde's (`line 1 column 5`), like Go's decoder position.
@@ -61,8 +72,24 @@ pub fn decode_json(body: &[u8]) -> Result<Value, ApiError> {
         .map_err(|e| ApiError::BadRequest(format!("error decoding request body: {e}")))
 }
 
+/// A YAML body's value, and go-yaml's duplicate-key error when `report` is set: compact
+/// JSON (kubectl's apply patches) in one pass of the JSON decoder, which finds
+/// duplicates as it goes; anything else, or any duplicate, through the YAML decoder and
+/// go-yaml's scan.
+fn read_yaml(body: &[u8], report: bool) -> Result<(Value, Vec<String>), String> {
+    if let Some(value) = yaml_json::decode(body) {
+        return Ok((value, Vec::new()));
+    }
+    let value = decode_yaml(body)?;
+    let found = match report {
+        true => strict::duplicate_fields(body, true),
+        false => Vec::new(),
+    };
+    Ok((value, found))
+}
+
 /// go-yaml's reading of a body, with its error text (`yaml: line 3: …`).
-fn decode_yaml(body: &[u8]) -> Result<Value, String> {
+pub(crate) fn decode_yaml(body: &[u8]) -> Result<Value, String> {
     // kube's YAML decoding keeps the last of duplicate keys; fieldValidation reports them.
     let parse = |text: &str| {
         let options = serde_saphyr::options! {
@@ -90,7 +117,8 @@ pub struct Decoded {
 /// is no object of any kind (Go's syntax and type errors, a missing kind), and
 /// `<Kind> in version "<v>" cannot be handled as a <Kind>: …` for ObjectMeta that does
 /// not decode. `kind` is the resource's kind. Duplicate fields are found when
-/// `duplicates` is set: by the JSON decode itself, or go-yaml's scan of a YAML body.
+/// `duplicates` is set: by the JSON decode itself (of a JSON body, or a YAML body that
+/// is compact JSON), or go-yaml's scan of any other YAML body.
 pub fn decode_resource(
     body: &[u8],
     format: BodyFormat,
@@ -105,12 +133,8 @@ pub fn decode_resource(
     };
     let (value, found) = match format {
         BodyFormat::Yaml => {
-            let value = decode_yaml(body).map_err(unrecognized)?;
+            let (value, found) = read_yaml(body, duplicates).map_err(unrecognized)?;
             gojson::sniff(gojson::values_members(&value)).map_err(unrecognized)?;
-            let found = match duplicates {
-                true => strict::duplicate_fields(body, true),
-                false => Vec::new(),
-            };
             (value, found)
         }
         _ => {
@@ -233,6 +257,52 @@ mod tests {
                 *ok,
                 "{name}"
             );
+        }
+    }
+
+    #[test]
+    fn decode_yaml_value_duplicates_in_go_yaml_words_whichever_decoder_reads_it() {
+        let message = |line: u32| {
+            vec![format!(
+                "yaml: unmarshal errors:\n  line {line}: key \"image\" already set in map"
+            )]
+        };
+        let cases: &[(&str, &str, bool, Vec<String>)] = &[
+            (
+                "compact_json_reported",
+                r#"{"spec":{"image":"a","image":"b"}}"#,
+                true,
+                message(1),
+            ),
+            (
+                "spaced_json_reported",
+                r#"{"spec": {"image": "a", "image": "b"}}"#,
+                true,
+                message(1),
+            ),
+            (
+                "yaml_reported",
+                "spec:\n  image: a\n  image: b\n",
+                true,
+                message(3),
+            ),
+            (
+                "compact_json_not_asked_none",
+                r#"{"spec":{"image":"a","image":"b"}}"#,
+                false,
+                vec![],
+            ),
+            (
+                "compact_json_without_duplicates_none",
+                r#"{"spec":{"image":"b"}}"#,
+                true,
+                vec![],
+            ),
+        ];
+        for (name, body, report, want) in cases {
+            let (value, found) = decode_yaml_value(body.as_bytes(), *report).unwrap();
+            assert_eq!(value, serde_json::json!({"spec": {"image": "b"}}), "{name}");
+            assert_eq!(&found, want, "{name}");
         }
     }
 

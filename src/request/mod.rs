@@ -8,4 +8,5 @@ pub mod negotiate;
 pub mod options;
 pub mod query;
 pub mod strict;
+pub mod yaml_json;
 pub mod yamlerr;

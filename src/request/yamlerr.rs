@@ -10,7 +10,7 @@
 mod context;
 #[cfg(test)]
 mod tests;
-mod text;
+pub(crate) mod text;
 
 use std::borrow::Cow;
 
