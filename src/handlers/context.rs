@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use crate::crd::catalog::{ServedResource, ServedVersion};
 use crate::error::{ApiError, GroupResource};
 use crate::handlers::AppState;
+use crate::handlers::stored::Stored;
 use crate::meta::object as obj;
 use crate::request::info::{RequestInfo, Subresource, Verb};
 use crate::storage::{KeyValue, StorageError};
@@ -137,13 +138,14 @@ impl Target {
 
     /// The bytes to store: the storage version's apiVersion, no resourceVersion.
     pub fn encode(&self, object: &Value) -> Result<Vec<u8>, ApiError> {
-        let mut stored = object.clone();
-        if let Some(map) = stored.as_object_mut() {
-            let api_version = format!("{}/{}", self.resource.group, self.resource.storage_version);
-            map.insert("apiVersion".into(), json!(api_version));
-        }
-        obj::set_meta(&mut stored, "resourceVersion", None);
-        crate::handlers::served::encode(&stored)
+        let Some(map) = object.as_object() else {
+            return crate::handlers::served::encode(object);
+        };
+        let api_version = format!("{}/{}", self.resource.group, self.resource.storage_version);
+        crate::handlers::served::encode(&Stored {
+            object: map,
+            api_version: &api_version,
+        })
     }
 
     /// kube's 409 when an update's UID precondition fails: etcd3's StorageError for the
@@ -216,11 +218,19 @@ pub fn not_supported(info: &RequestInfo) -> ApiError {
 /// The warning of a deprecated version, for every request kube's CRD handler serves
 /// there (resource and version served, scope fitting), whatever the subresource, verb or
 /// outcome: the handler records it before it serves anything.
+/// (What [`Target::resolve`] checks without the subresource, the warning first: most
+/// versions have none.)
 pub fn deprecation_warning(state: &AppState, info: &RequestInfo) -> Option<String> {
-    let mut info = info.clone();
-    info.subresource = Subresource::None;
-    let target = Target::resolve(state, &info).ok()?;
-    target.deprecation_warning().map(str::to_string)
+    let resource = state
+        .catalog
+        .lookup(&info.api_group, &info.api_version, &info.resource)?;
+    let served = resource
+        .versions
+        .iter()
+        .find(|v| *v.name == *info.api_version)?;
+    let warning = served.deprecation_warning.as_deref()?;
+    scope(resource.namespaced, info).ok()?;
+    Some(warning.to_string())
 }
 
 /// kube's optimistic-concurrency conflict.

@@ -20,6 +20,7 @@ pub mod scale;
 pub mod served;
 pub mod splice;
 pub mod state;
+pub mod stored;
 pub mod watch;
 pub mod write;
 

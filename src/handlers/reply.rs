@@ -213,7 +213,11 @@ fn object_response(
 ) -> Response<Body> {
     let bytes = match representation {
         Representation::Yaml => serde_saphyr::to_string(body).map(String::into_bytes).ok(),
-        _ => serde_json::to_vec(body).ok(),
+        _ => {
+            // Sent and dropped at once: sized for most objects, never trimmed.
+            let mut bytes = Vec::with_capacity(1024);
+            serde_json::to_writer(&mut bytes, body).ok().map(|()| bytes)
+        }
     };
     let Some(bytes) = bytes else {
         let err = ApiError::Internal("failed to encode the response".into());

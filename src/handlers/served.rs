@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
 use prometheus_client::metrics::counter::Counter;
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::error::ApiError;
@@ -108,9 +109,11 @@ pub fn object_bytes(ctx: &Target, kv: &KeyValue) -> Result<Served, ApiError> {
 /// doubling, and these bytes live as long as the object does (stored, they become the
 /// watch cache's value; served, they stay in its memo), up to twice the object's size
 /// unless trimmed (realloc shrinks in place).
-pub fn encode(object: &Value) -> Result<Vec<u8>, ApiError> {
-    let mut bytes =
-        serde_json::to_vec(object).map_err(|e| ApiError::internal("encoding an object", &e))?;
+pub fn encode<T: Serialize + ?Sized>(object: &T) -> Result<Vec<u8>, ApiError> {
+    // Most objects fit in one or two doublings of this.
+    let mut bytes = Vec::with_capacity(1024);
+    serde_json::to_writer(&mut bytes, object)
+        .map_err(|e| ApiError::internal("encoding an object", &e))?;
     bytes.shrink_to_fit();
     Ok(bytes)
 }
