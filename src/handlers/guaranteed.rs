@@ -4,7 +4,8 @@
 //! is handed to the caller again, so nothing is re-read.
 //!
 //! The first read may come from the watch cache without waiting for it to catch up (kube's
-//! `cachedExistingObject`): a stale object fails the compare-and-swap, and whenever the
+//! `cachedExistingObject`), except in a dry run, which has no compare-and-swap and so
+//! reads consistently: a stale object fails the compare-and-swap, and whenever the
 //! caller refuses it, finds nothing to change, makes it too large or finds nothing at all,
 //! the object is read again consistently before that answer is given (kube's
 //! `origStateIsCurrent`).
@@ -52,11 +53,16 @@ pub async fn guaranteed_update<T>(
     mut try_update: impl FnMut(&Value) -> Result<(Next, T), ApiError>,
 ) -> Result<Written<T>, ApiError> {
     let key = ctx.key(state, name);
-    let cached = state
-        .store
-        .get_not_older_than(&key, 0)
-        .await
-        .map_err(|e| ctx.storage_error(name, e))?;
+    // A dry run has no compare-and-swap to find a stale object out, so it reads
+    // consistently, as kube's dry-run storage does.
+    let cached = match dry_run {
+        true => None,
+        false => state
+            .store
+            .get_not_older_than(&key, 0)
+            .await
+            .map_err(|e| ctx.storage_error(name, e))?,
+    };
     // Values read straight from a backend are current; cached ones may not be.
     let mut is_current = cached.as_ref().is_some_and(|kv| !kv.memo.is_shared());
     let mut kv = match cached {

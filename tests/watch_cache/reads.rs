@@ -74,6 +74,59 @@ async fn consistent_read_etcd_after_write_sees_it() {
     consistent_reads_see_writes(&server).await;
 }
 
+/// A dry-run patch sent right after a write is judged on that write, never on an older
+/// cached copy: a dry run has no compare-and-swap to catch a stale read, so it reads the
+/// store consistently, as kube's dry-run storage does.
+async fn dry_run_after_write_sees_it(server: &Server) {
+    ready(server).await;
+    let c = server.client();
+    create(server, &c, "d", 0).await;
+    let url = server.url(&format!("{CT}/d"));
+    let patch = |body: Value, dry_run: bool| {
+        let url = if dry_run {
+            format!("{url}?dryRun=All")
+        } else {
+            url.clone()
+        };
+        c.patch(url)
+            .header("content-type", "application/merge-patch+json")
+            .json(&body)
+            .send()
+    };
+    for i in 0..100 {
+        let resp = patch(json!({"spec": {"replicas": i}}), false)
+            .await
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), 200);
+        let written = rv(&resp.json().await.unwrap());
+        let cron = format!("{} * * * *", i % 60);
+        let resp = patch(json!({"spec": {"cronSpec": cron}}), true)
+            .await
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), 200);
+        let dry: Value = resp.json().await.unwrap();
+        assert_eq!(
+            dry["spec"]["replicas"], i,
+            "dry run {i} judged on an older object: {dry}"
+        );
+        assert_eq!(dry["spec"]["cronSpec"], cron.as_str());
+        assert_eq!(rv(&dry), written, "dry run {i}");
+    }
+}
+
+#[tokio::test]
+async fn dry_run_embedded_after_write_sees_it() {
+    let server = Server::start();
+    dry_run_after_write_sees_it(&server).await;
+}
+
+#[tokio::test]
+async fn dry_run_etcd_after_write_sees_it() {
+    let etcd = etcd::Etcd::start();
+    let server = on_etcd(&etcd, &[]);
+    dry_run_after_write_sees_it(&server).await;
+}
+
 #[tokio::test]
 async fn resource_version_zero_served_future_list_too_large() {
     let server = Server::start();
