@@ -59,6 +59,8 @@ pub struct ServedResource {
     pub categories: Vec<String>,
     pub namespaced: bool,
     pub storage_version: String,
+    /// `group/storage_version`: the apiVersion of every stored object.
+    pub storage_api_version: String,
     /// Served versions, highest priority first (kube's version ordering).
     pub versions: Vec<ServedVersion>,
     /// The field manager's types per served `group/version`, built once.
@@ -230,6 +232,7 @@ fn served_resource(crd: &CustomResourceDefinition) -> Result<ServedResource, Cat
         short_names: names.short_names.clone().unwrap_or_default(),
         categories: names.categories.clone().unwrap_or_default(),
         namespaced: spec.scope == "Namespaced",
+        storage_api_version: format!("{}/{storage_version}", spec.group),
         storage_version,
         versions,
     })

@@ -29,16 +29,8 @@ impl Target {
     /// handler ([`ApiError::PathNotFound`]); a subresource the version lacks is the
     /// object's NotFound.
     pub fn resolve(state: &AppState, info: &RequestInfo) -> Result<Target, ApiError> {
-        let resource = state
-            .catalog
-            .lookup(&info.api_group, &info.api_version, &info.resource)
-            .ok_or(ApiError::PathNotFound)?
-            .clone();
-        let version = resource
-            .versions
-            .iter()
-            .position(|v| *v.name == *info.api_version)
-            .ok_or(ApiError::PathNotFound)?;
+        let (resource, version) = route(state, info).ok_or(ApiError::PathNotFound)?;
+        let resource = resource.clone();
         let namespace = scope(resource.namespaced, info)?;
         let served = &resource.versions[version];
         let subresource_ok = match info.subresource {
@@ -141,10 +133,9 @@ impl Target {
         let Some(map) = object.as_object() else {
             return crate::handlers::served::encode(object);
         };
-        let api_version = format!("{}/{}", self.resource.group, self.resource.storage_version);
         crate::handlers::served::encode(&Stored {
             object: map,
-            api_version: &api_version,
+            api_version: &self.resource.storage_api_version,
         })
     }
 
@@ -218,19 +209,25 @@ pub fn not_supported(info: &RequestInfo) -> ApiError {
 /// The warning of a deprecated version, for every request kube's CRD handler serves
 /// there (resource and version served, scope fitting), whatever the subresource, verb or
 /// outcome: the handler records it before it serves anything.
-/// (What [`Target::resolve`] checks without the subresource, the warning first: most
+/// (What [`Target::resolve`] checks before the subresource, the warning first: most
 /// versions have none.)
 pub fn deprecation_warning(state: &AppState, info: &RequestInfo) -> Option<String> {
+    let (resource, version) = route(state, info)?;
+    let warning = resource.versions[version].deprecation_warning.as_deref()?;
+    scope(resource.namespaced, info).ok()?;
+    Some(warning.to_string())
+}
+
+/// The served resource and the index of the version a request names, if served.
+fn route<'a>(state: &'a AppState, info: &RequestInfo) -> Option<(&'a Arc<ServedResource>, usize)> {
     let resource = state
         .catalog
         .lookup(&info.api_group, &info.api_version, &info.resource)?;
-    let served = resource
+    let version = resource
         .versions
         .iter()
-        .find(|v| *v.name == *info.api_version)?;
-    let warning = served.deprecation_warning.as_deref()?;
-    scope(resource.namespaced, info).ok()?;
-    Some(warning.to_string())
+        .position(|v| *v.name == *info.api_version)?;
+    Some((resource, version))
 }
 
 /// kube's optimistic-concurrency conflict.

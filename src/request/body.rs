@@ -82,7 +82,7 @@ fn read_yaml(body: &[u8], report: bool) -> Result<(Value, Vec<String>), String> 
     }
     let value = decode_yaml(body)?;
     let found = match report {
-        true => strict::duplicate_fields(body, true),
+        true => strict::yaml::duplicates(body),
         false => Vec::new(),
     };
     Ok((value, found))

@@ -1,30 +1,30 @@
 //! Request stage: duplicate fields of a request body, found as kube's strict decoders
 //! find them (`fieldValidation=Strict` or `Warn`), in their exact words.
+//!
+//! The strict-decoding errors for duplicate fields, to be joined with `", "` after
+//! `strict decoding error: ` (unknown fields follow them):
+//!
+//! - JSON: one `duplicate field "spec.replicas"` per duplicated path, in document order
+//!   (sigs.k8s.io/json), found by the request's decode itself ([`json::decode`]);
+//! - YAML: a single `yaml: unmarshal errors:\n  line 4: key "replicas" already set in map`
+//!   listing every duplicate key with the line of its second value (go-yaml v2 strict),
+//!   from [`yaml::duplicates`] (a YAML body that is compact JSON goes through
+//!   `json::decode` first, and here only when it has a duplicate: `request::yaml_json`).
+//!
+//! A body that does not parse yields nothing: decoding reports it.
 
 pub mod json;
-
-/// The strict-decoding errors for duplicate fields in `body`, to be joined with `", "`
-/// after `strict decoding error: ` (unknown fields follow them):
-///
-/// - JSON: one `duplicate field "spec.replicas"` per duplicated path, in document order
-///   (sigs.k8s.io/json); the request decode finds them in its own pass ([`json::decode`]);
-/// - YAML: a single `yaml: unmarshal errors:\n  line 4: key "replicas" already set in map`
-///   listing every duplicate key with the line of its second value (go-yaml v2 strict).
-///
-/// A body that does not parse yields nothing: decoding reports it.
-pub fn duplicate_fields(body: &[u8], yaml: bool) -> Vec<String> {
-    if yaml {
-        return yaml::duplicates(body);
-    }
-    let text = crate::request::gojson::lossy(body);
-    json::decode(&text, true).map_or_else(|_| Vec::new(), |(_, found)| found)
-}
-
-mod yaml;
+pub mod yaml;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The duplicate fields of a JSON body, as the request decode reports them.
+    fn duplicate_fields(body: &[u8]) -> Vec<String> {
+        let text = crate::request::gojson::lossy(body);
+        json::decode(&text, true).map_or_else(|_| Vec::new(), |(_, found)| found)
+    }
 
     #[test]
     fn duplicate_fields_json_table() {
@@ -68,7 +68,7 @@ mod tests {
             ("json_trailing_garbage_none", r#"{"a":1,"a":2} x"#, &[]),
         ];
         for (name, body, want) in cases {
-            assert_eq!(duplicate_fields(body.as_bytes(), false), *want, "{name}");
+            assert_eq!(duplicate_fields(body.as_bytes()), *want, "{name}");
         }
     }
 
@@ -77,7 +77,7 @@ mod tests {
         let keys: Vec<String> = (0..40).map(|i| format!(r#""k{i}":1"#)).collect();
         let body = format!("{{{},\"k39\":2}}", keys.join(","));
         assert_eq!(
-            duplicate_fields(body.as_bytes(), false),
+            duplicate_fields(body.as_bytes()),
             [r#"duplicate field "k39""#]
         );
     }
@@ -87,17 +87,17 @@ mod tests {
         let key = "k".repeat(1_500_000);
         let body = format!(r#"{{"{key}":{{{}}}}}"#, vec![r#""a":1"#; 50_000].join(","));
         let want = format!(r#"duplicate field "{key}.a""#);
-        assert_eq!(duplicate_fields(body.as_bytes(), false), [want]);
+        assert_eq!(duplicate_fields(body.as_bytes()), [want]);
     }
 
     #[test]
     fn duplicate_fields_json_capped_by_count_and_bytes() {
         let items = vec![r#"{"a":1,"a":2}"#; 300].join(",");
-        let found = duplicate_fields(format!(r#"{{"l":[{items}]}}"#).as_bytes(), false);
+        let found = duplicate_fields(format!(r#"{{"l":[{items}]}}"#).as_bytes());
         assert_eq!(found.len(), json::MAX_ERRORS);
         assert_eq!(found[99], r#"duplicate field "l[99].a""#);
         let key = "k".repeat(600_000);
-        let found = duplicate_fields(format!(r#"{{"{key}":[{items}]}}"#).as_bytes(), false);
+        let found = duplicate_fields(format!(r#"{{"{key}":[{items}]}}"#).as_bytes());
         assert_eq!(found.len(), 2);
         assert_eq!(found[1], format!(r#"duplicate field "{key}[1].a""#));
     }

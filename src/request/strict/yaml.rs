@@ -10,7 +10,7 @@ use serde_saphyr::granit_parser::{Event, Options, Parser, ScalarStyle, Span};
 use crate::gofmt::{float_v, quote};
 
 /// The single go-yaml error listing every duplicate key, or nothing.
-pub(super) fn duplicates(body: &[u8]) -> Vec<String> {
+pub fn duplicates(body: &[u8]) -> Vec<String> {
     let Ok(text) = std::str::from_utf8(body) else {
         return Vec::new();
     };
