@@ -1,6 +1,8 @@
 //! Throughput benchmark: creates/s and GETs/s of a 1 KiB custom object through the full
 //! HTTPS stack, against the raw rate of the store underneath, at concurrency 1, 16, 64 —
-//! all measured in one run on this machine and printed as one table of ratios. Then the
+//! all measured in one run on this machine and printed as one table of ratios, with the
+//! CPU time the server, etcd and this load generator each spent per operation (`meters`:
+//! they share the machine's cores, so that is what bounds a rate). Then the
 //! cost of field management (`fields`): updates without and with managedFields and
 //! server-side applies, with the server's CPU time per write (`cpu`), at concurrency 1, 16.
 //!
@@ -28,6 +30,8 @@ mod etcd;
 mod fields;
 #[path = "throughput/list.rs"]
 mod list;
+#[path = "throughput/meters.rs"]
+mod meters;
 #[path = "throughput/procfs.rs"]
 mod procfs;
 #[path = "throughput/report.rs"]
@@ -49,6 +53,8 @@ use std::time::{Duration, Instant};
 use crd_apiserver::storage::Store;
 use crd_apiserver::storage::embedded::EmbeddedStore;
 use serde_json::json;
+
+use crate::meters::{Meters, PerOp};
 
 const CONCURRENCY: [usize; 3] = [1, 16, 64];
 pub const CT: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
@@ -122,8 +128,8 @@ impl Counts {
     }
 }
 
-/// Runs `op(task, i)` from `concurrency` tasks for the configured time; returns ops/s.
-async fn rate<F, Fut>(concurrency: usize, op: F) -> f64
+/// Runs `op(task, i)` from `concurrency` tasks for the configured time.
+async fn rate<F, Fut>(concurrency: usize, op: F) -> Counts
 where
     F: Fn(usize, u64) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = ()> + Send,
@@ -137,7 +143,6 @@ where
         }
     })
     .await
-    .per_sec()
 }
 
 /// Runs `op(task, i)` from `concurrency` tasks for the configured time, counting the
@@ -191,11 +196,16 @@ pub fn kubectl_like(server: &common::Server) -> reqwest::Client {
 }
 
 /// Full-stack creates and GETs through HTTPS against one server.
-async fn full_stack(server: &common::Server, tag: &str, concurrency: usize) -> (f64, f64) {
+async fn full_stack(
+    server: &common::Server,
+    tag: &str,
+    concurrency: usize,
+    meters: &Meters,
+) -> (Cell, Cell) {
     let client = kubectl_like(server);
     let url = server.url(CT);
     let (c, u, t) = (client.clone(), url.clone(), tag.to_string());
-    let creates = rate(concurrency, move |task, i| {
+    let creates = meters.measure(rate(concurrency, move |task, i| {
         let (c, u) = (c.clone(), u.clone());
         let body = object(&format!("{t}-c{concurrency}-{task}-{i}"));
         async move {
@@ -204,10 +214,10 @@ async fn full_stack(server: &common::Server, tag: &str, concurrency: usize) -> (
             // Read, as clients do: an h2 client resets the streams of dropped responses.
             let _ = r.bytes().await;
         }
-    })
-    .await;
+    }));
+    let creates = Cell::from(creates.await);
     let t = tag.to_string();
-    let gets = rate(concurrency, move |task, i| {
+    let gets = meters.measure(rate(concurrency, move |task, i| {
         let (c, u) = (client.clone(), url.clone());
         let name = format!("{t}-c{concurrency}-{task}-{}", i % 8);
         async move {
@@ -215,37 +225,35 @@ async fn full_stack(server: &common::Server, tag: &str, concurrency: usize) -> (
             assert!(r.status().is_success() || r.status().as_u16() == 404);
             let _ = r.bytes().await;
         }
-    })
-    .await;
-    (creates, gets)
+    }));
+    (creates, Cell::from(gets.await))
 }
 
 /// Raw etcd puts and ranges of the same value size.
-async fn raw_etcd(endpoint: &str, concurrency: usize) -> (f64, f64) {
+async fn raw_etcd(endpoint: &str, concurrency: usize, meters: &Meters) -> (Cell, Cell) {
     let client = etcd_client::Client::connect([endpoint], None)
         .await
         .unwrap();
     let value = object("raw").to_string().into_bytes();
     let (c, v) = (client.clone(), value.clone());
-    let puts = rate(concurrency, move |task, i| {
+    let puts = meters.measure(rate(concurrency, move |task, i| {
         let (mut c, v) = (c.clone(), v.clone());
         async move {
             c.put(format!("/raw/c{concurrency}/{task}/{i}"), v, None)
                 .await
                 .unwrap();
         }
-    })
-    .await;
-    let gets = rate(concurrency, move |task, i| {
+    }));
+    let puts = Cell::from(puts.await);
+    let gets = meters.measure(rate(concurrency, move |task, i| {
         let mut c = client.clone();
         async move {
             c.get(format!("/raw/c{concurrency}/{task}/{}", i % 8), None)
                 .await
                 .unwrap();
         }
-    })
-    .await;
-    (puts, gets)
+    }));
+    (puts, Cell::from(gets.await))
 }
 
 /// Raw embedded-store commits and reads through the Store trait, no HTTP.
@@ -270,15 +278,33 @@ async fn raw_embedded(store: Arc<EmbeddedStore>, concurrency: usize) -> (f64, f6
         }
     })
     .await;
-    (creates, gets)
+    (creates.per_sec(), gets.per_sec())
+}
+
+/// A create or GET cell: its rate and what each process spent per operation.
+struct Cell {
+    per_sec: f64,
+    cpu: PerOp,
+}
+
+impl From<(Counts, PerOp)> for Cell {
+    fn from((counts, cpu): (Counts, PerOp)) -> Cell {
+        Cell {
+            per_sec: counts.per_sec(),
+            cpu,
+        }
+    }
 }
 
 struct Row {
     backend: &'static str,
     op: &'static str,
     concurrency: usize,
-    full: f64,
+    full: Cell,
     raw: f64,
+    /// The raw etcd cell (etcd-backed rows only; the embedded store's raw figure runs in
+    /// this process).
+    raw_etcd: Option<Cell>,
 }
 
 fn print(rows: &[Row]) {
@@ -291,11 +317,57 @@ fn print(rows: &[Row]) {
             r.backend,
             r.op,
             r.concurrency,
-            r.full,
+            r.full.per_sec,
             r.raw,
-            r.full / r.raw
+            r.full.per_sec / r.raw
         );
     }
+    println!();
+    println!("CPU µs per operation by process, and the cores the three kept busy together:");
+    println!();
+    println!("| cell | concurrency | ops/s | server | etcd | load generator | all | cores busy |");
+    println!("|------|------------:|------:|-------:|-----:|---------------:|----:|-----------:|");
+    let line = |what: String, concurrency: usize, cell: &Cell| {
+        let c = &cell.cpu;
+        println!(
+            "| {what} | {concurrency} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.2} |",
+            cell.per_sec,
+            c.server,
+            c.etcd,
+            c.generator,
+            c.total(),
+            c.total() * cell.per_sec / 1e6
+        );
+    };
+    for r in rows {
+        if let Some(raw) = &r.raw_etcd {
+            let op = if r.op == "create" { "put" } else { "range" };
+            line(format!("raw etcd {op}"), r.concurrency, raw);
+        }
+        line(
+            format!("{} server, {}", r.backend, r.op),
+            r.concurrency,
+            &r.full,
+        );
+    }
+}
+
+/// Rows of the combined table: what all processes spent per etcd-backed operation against
+/// a raw etcd one.
+fn cpu_rows(rows: &[Row]) -> Vec<report::Row> {
+    rows.iter()
+        .filter_map(|r| {
+            let raw = r.raw_etcd.as_ref()?;
+            let measurement = format!("{}: CPU µs per op, server + etcd + load generator", r.op);
+            Some(report::Row::new(
+                r.backend,
+                measurement,
+                r.concurrency,
+                r.full.cpu.total(),
+                Some(raw.cpu.total()),
+            ))
+        })
+        .collect()
 }
 
 fn main() {
@@ -318,9 +390,16 @@ fn main() {
                     ("embedded", op) => format!("{op} ops/s (raw: embedded store, not etcd)"),
                     (_, op) => format!("{op} ops/s"),
                 };
-                report::Row::new(r.backend, measurement, r.concurrency, r.full, Some(r.raw))
+                report::Row::new(
+                    r.backend,
+                    measurement,
+                    r.concurrency,
+                    r.full.per_sec,
+                    Some(r.raw),
+                )
             })
             .collect();
+        combined.extend(cpu_rows(&rows));
         if sections.list || sections.memory || sections.startup {
             stored::run(&sections, &mut combined).await;
         }
@@ -343,22 +422,25 @@ fn main() {
 async fn crud_and_fields(sections: &Sections, rows: &mut Vec<Row>, writes: &mut Vec<fields::Cell>) {
     let etcd = etcd::Etcd::start_durable();
     let server = common::Server::start_with(&["--etcd-servers", &etcd.endpoint]);
+    let meters = Meters::new(Some(server.pid()), Some(etcd.pid()));
     for c in CONCURRENCY.into_iter().filter(|_| sections.crud) {
-        let (raw_puts, raw_gets) = raw_etcd(&etcd.endpoint, c).await;
-        let (creates, gets) = full_stack(&server, "etcd", c).await;
+        let (raw_puts, raw_gets) = raw_etcd(&etcd.endpoint, c, &meters).await;
+        let (creates, gets) = full_stack(&server, "etcd", c, &meters).await;
         rows.push(Row {
             backend: "etcd",
             op: "create",
             concurrency: c,
+            raw: raw_puts.per_sec,
             full: creates,
-            raw: raw_puts,
+            raw_etcd: Some(raw_puts),
         });
         rows.push(Row {
             backend: "etcd",
             op: "get",
             concurrency: c,
+            raw: raw_gets.per_sec,
             full: gets,
-            raw: raw_gets,
+            raw_etcd: Some(raw_gets),
         });
     }
     if sections.fields {
@@ -366,17 +448,19 @@ async fn crud_and_fields(sections: &Sections, rows: &mut Vec<Row>, writes: &mut 
     }
     drop(server);
     let server = common::Server::start();
+    let meters = Meters::new(Some(server.pid()), None);
     let dir = tempfile::tempdir().unwrap();
     let store = EmbeddedStore::open(dir.path()).unwrap();
     for c in CONCURRENCY.into_iter().filter(|_| sections.crud) {
         let (raw_creates, raw_gets) = raw_embedded(store.clone(), c).await;
-        let (creates, gets) = full_stack(&server, "emb", c).await;
+        let (creates, gets) = full_stack(&server, "emb", c, &meters).await;
         rows.push(Row {
             backend: "embedded",
             op: "create",
             concurrency: c,
             full: creates,
             raw: raw_creates,
+            raw_etcd: None,
         });
         rows.push(Row {
             backend: "embedded",
@@ -384,6 +468,7 @@ async fn crud_and_fields(sections: &Sections, rows: &mut Vec<Row>, writes: &mut 
             concurrency: c,
             full: gets,
             raw: raw_gets,
+            raw_etcd: None,
         });
     }
     if sections.fields {

@@ -166,6 +166,11 @@ impl Etcd {
         self.child.is_some()
     }
 
+    /// The etcd process's id (benchmarks read its CPU time).
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().expect("etcd is not running").id()
+    }
+
     /// A client configuration for this etcd (with the trusted client certificate).
     pub fn config(&self) -> EtcdConfig {
         let mut config = EtcdConfig::new(vec![self.endpoint.clone()]);
