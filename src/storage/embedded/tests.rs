@@ -292,3 +292,51 @@ async fn compact_with_plan_from_older_floor_same_result() {
         .unwrap();
     assert_eq!(all.kvs.len(), 30);
 }
+
+/// The store's revision counter, read in a read transaction.
+async fn stored_revision(store: &EmbeddedStore) -> Revision {
+    store
+        .read(|txn| Ok(tables::read_counters(txn)?.revision))
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn current_revision_concurrent_writers_covers_every_acknowledged_write() {
+    let (dir, store) = fresh();
+    assert_eq!(
+        store.current_revision().await.unwrap(),
+        stored_revision(&store).await
+    );
+    let writers = (0..64).map(|i| {
+        let store = store.clone();
+        tokio::spawn(async move {
+            let mut seen = Vec::new();
+            for j in 0..10 {
+                let written = store
+                    .create(&format!("/cr/{i}/{j}"), b"v".to_vec())
+                    .await
+                    .unwrap();
+                seen.push((written, store.current_revision().await.unwrap()));
+            }
+            seen
+        })
+    });
+    for seen in join_all(writers).await {
+        for (written, current) in seen.unwrap() {
+            assert!(
+                current >= written,
+                "current {current} < acknowledged {written}"
+            );
+        }
+    }
+    let last = store.current_revision().await.unwrap();
+    assert_eq!(last, stored_revision(&store).await);
+    // A failed write publishes nothing.
+    let failed = store.create("/cr/0/0", b"again".to_vec()).await;
+    assert!(matches!(failed, Err(StorageError::AlreadyExists { .. })));
+    assert_eq!(store.current_revision().await.unwrap(), last);
+    drop(store);
+    let reopened = EmbeddedStore::open(dir.path()).unwrap();
+    assert_eq!(reopened.current_revision().await.unwrap(), last);
+}
