@@ -150,6 +150,11 @@ fn commit(shared: &Shared, events: &broadcast::Sender<Arc<Event>>, batch: Vec<Pe
     let (writes, replies): (Vec<_>, Vec<_>) = batch.into_iter().unzip();
     match apply_all(shared, writes) {
         Ok(outcomes) => {
+            // Before any event goes out: a revision a client can have seen is never
+            // ahead of the store's current one.
+            if let Some(last) = outcomes.iter().flatten().map(Event::revision).max() {
+                shared.committed.store(last, Ordering::Release);
+            }
             let outcomes: Vec<_> = outcomes.into_iter().map(|o| o.map(Arc::new)).collect();
             for event in outcomes.iter().flatten() {
                 // No receivers is not an error: nobody is watching.

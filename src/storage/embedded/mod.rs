@@ -5,7 +5,7 @@
 //! so revisions are gap-free; after the commit it sends the events to a broadcast
 //! channel in revision order, then answers the callers. Watches replay history from the
 //! durable log (see the `tables` module) and then follow the channel. Reads run on the
-//! blocking pool; the current revision is the last one the writer published.
+//! blocking pool; the current revision is the last one the writer committed.
 
 mod commit;
 #[cfg(test)]
@@ -47,6 +47,8 @@ struct Shared {
     db: Database,
     /// The latest revision sent to the broadcast channel.
     published: AtomicI64,
+    /// The latest revision committed: set after the commit, before its events are sent.
+    committed: AtomicI64,
     /// Write transactions committed since the store was opened (one per batch).
     commits: AtomicU64,
 }
@@ -75,6 +77,7 @@ impl EmbeddedStore {
         let shared = Arc::new(Shared {
             db,
             published: AtomicI64::new(revision),
+            committed: AtomicI64::new(revision),
             commits: AtomicU64::new(0),
         });
         let committer = Committer::start(shared.clone(), events.clone())?;
@@ -208,11 +211,11 @@ impl Store for EmbeddedStore {
     }
 
     async fn current_revision(&self) -> Result<Revision> {
-        // Only this process writes the file (redb locks it), and the writer publishes a
-        // batch's revisions before it answers any of its writes: the published revision
-        // covers every write acknowledged before this call, which is what a consistent
-        // read needs, without a read transaction on the blocking pool per call.
-        Ok(self.shared.published.load(Ordering::Acquire))
+        // Only this process writes the file (redb locks it), and the writer records a
+        // batch's last revision after the commit, before it sends any of its events or
+        // answers any of its writes: the same revision a read transaction would see,
+        // without one on the blocking pool per call.
+        Ok(self.shared.committed.load(Ordering::Acquire))
     }
 
     async fn compact(&self, revision: Revision) -> Result<()> {

@@ -340,3 +340,24 @@ async fn current_revision_concurrent_writers_covers_every_acknowledged_write() {
     let reopened = EmbeddedStore::open(dir.path()).unwrap();
     assert_eq!(reopened.current_revision().await.unwrap(), last);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn current_revision_when_event_arrives_is_not_behind_it() {
+    let (_dir, store) = fresh();
+    let mut w = watch(&store).await;
+    let writers: Vec<_> = (0..64)
+        .map(|i| {
+            let store = store.clone();
+            tokio::spawn(async move { store.create(&format!("/ev/{i}"), b"v".to_vec()).await })
+        })
+        .collect();
+    for _ in 0..64 {
+        let event = tokio::time::timeout(WAIT, w.next()).await.unwrap();
+        let revision = event.unwrap().unwrap().revision();
+        let current = store.current_revision().await.unwrap();
+        assert!(current >= revision, "current {current} < event {revision}");
+    }
+    for writer in join_all(writers).await {
+        writer.unwrap().unwrap();
+    }
+}
