@@ -24,6 +24,8 @@
 mod common;
 #[path = "throughput/cpu.rs"]
 mod cpu;
+#[path = "throughput/crud.rs"]
+mod crud;
 #[path = "../tests/common/etcd.rs"]
 mod etcd;
 #[path = "throughput/fields.rs"]
@@ -54,7 +56,8 @@ use crd_apiserver::storage::Store;
 use crd_apiserver::storage::embedded::EmbeddedStore;
 use serde_json::json;
 
-use crate::meters::{Meters, PerOp};
+use crate::crud::{Cell, Row, cpu_rows, print};
+use crate::meters::Meters;
 
 const CONCURRENCY: [usize; 3] = [1, 16, 64];
 pub const CT: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
@@ -279,95 +282,6 @@ async fn raw_embedded(store: Arc<EmbeddedStore>, concurrency: usize) -> (f64, f6
     })
     .await;
     (creates.per_sec(), gets.per_sec())
-}
-
-/// A create or GET cell: its rate and what each process spent per operation.
-struct Cell {
-    per_sec: f64,
-    cpu: PerOp,
-}
-
-impl From<(Counts, PerOp)> for Cell {
-    fn from((counts, cpu): (Counts, PerOp)) -> Cell {
-        Cell {
-            per_sec: counts.per_sec(),
-            cpu,
-        }
-    }
-}
-
-struct Row {
-    backend: &'static str,
-    op: &'static str,
-    concurrency: usize,
-    full: Cell,
-    raw: f64,
-    /// The raw etcd cell (etcd-backed rows only; the embedded store's raw figure runs in
-    /// this process).
-    raw_etcd: Option<Cell>,
-}
-
-fn print(rows: &[Row]) {
-    println!();
-    println!("| backend  | operation | concurrency | full stack ops/s | raw store ops/s | ratio |");
-    println!("|----------|-----------|------------:|-----------------:|----------------:|------:|");
-    for r in rows {
-        println!(
-            "| {:<8} | {:<9} | {:>11} | {:>16.0} | {:>15.0} | {:>5.2} |",
-            r.backend,
-            r.op,
-            r.concurrency,
-            r.full.per_sec,
-            r.raw,
-            r.full.per_sec / r.raw
-        );
-    }
-    println!();
-    println!("CPU µs per operation by process, and the cores the three kept busy together:");
-    println!();
-    println!("| cell | concurrency | ops/s | server | etcd | load generator | all | cores busy |");
-    println!("|------|------------:|------:|-------:|-----:|---------------:|----:|-----------:|");
-    let line = |what: String, concurrency: usize, cell: &Cell| {
-        let c = &cell.cpu;
-        println!(
-            "| {what} | {concurrency} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.2} |",
-            cell.per_sec,
-            c.server,
-            c.etcd,
-            c.generator,
-            c.total(),
-            c.total() * cell.per_sec / 1e6
-        );
-    };
-    for r in rows {
-        if let Some(raw) = &r.raw_etcd {
-            let op = if r.op == "create" { "put" } else { "range" };
-            line(format!("raw etcd {op}"), r.concurrency, raw);
-        }
-        line(
-            format!("{} server, {}", r.backend, r.op),
-            r.concurrency,
-            &r.full,
-        );
-    }
-}
-
-/// Rows of the combined table: what all processes spent per etcd-backed operation against
-/// a raw etcd one.
-fn cpu_rows(rows: &[Row]) -> Vec<report::Row> {
-    rows.iter()
-        .filter_map(|r| {
-            let raw = r.raw_etcd.as_ref()?;
-            let measurement = format!("{}: CPU µs per op, server + etcd + load generator", r.op);
-            Some(report::Row::new(
-                r.backend,
-                measurement,
-                r.concurrency,
-                r.full.cpu.total(),
-                Some(raw.cpu.total()),
-            ))
-        })
-        .collect()
 }
 
 fn main() {
