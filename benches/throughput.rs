@@ -2,7 +2,10 @@
 //! HTTPS stack, against the raw rate of the store underneath, at concurrency 1, 16, 64 —
 //! all measured in one run on this machine and printed as one table of ratios, with the
 //! CPU time the server, etcd and this load generator each spent per operation (`meters`:
-//! they share the machine's cores, so that is what bounds a rate). Then the
+//! they share the machine's cores, so that is what bounds a rate). The rate goals are
+//! then measured again in alternation, each full-stack cell right after its raw etcd
+//! cell, `BENCH_ROUNDS` times (default 3), and judged on the median ratio (`rounds`:
+//! this machine's speed drifts over minutes). Then the
 //! cost of field management (`fields`): updates without and with managedFields and
 //! server-side applies, with the server's CPU time per write (`cpu`), at concurrency 1, 16.
 //!
@@ -11,7 +14,7 @@
 //! (`startup`); and watch fan-out to 100 and 1,000 watchers under 100 writes/s
 //! (`watch`). Every section ends in one combined table of ratios to raw etcd.
 //!
-//! Run: `cargo bench --bench throughput` (starts its own etcd and servers; ~6 minutes).
+//! Run: `cargo bench --bench throughput` (starts its own etcd and servers; ~8 minutes).
 //! `BENCH_SECONDS` sets the time per measurement (default 3); `BENCH_ONLY` picks
 //! sections, comma-separated from `crud,fields,list,memory,startup,watch` (default all),
 //! e.g. `BENCH_SECONDS=2 BENCH_ONLY=list cargo bench --bench throughput`. Creates, GETs
@@ -38,6 +41,8 @@ mod meters;
 mod procfs;
 #[path = "throughput/report.rs"]
 mod report;
+#[path = "throughput/rounds.rs"]
+mod rounds;
 #[path = "throughput/startup.rs"]
 mod startup;
 #[path = "throughput/stored.rs"]
@@ -52,14 +57,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crd_apiserver::storage::Store;
-use crd_apiserver::storage::embedded::EmbeddedStore;
 use serde_json::json;
 
-use crate::crud::{Cell, Row, cpu_rows, print};
-use crate::meters::Meters;
+use crate::crud::{Measured, cpu_rows, crud_and_fields, print};
 
-const CONCURRENCY: [usize; 3] = [1, 16, 64];
+pub const CONCURRENCY: [usize; 3] = [1, 16, 64];
 pub const CT: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
 
 fn seconds() -> Duration {
@@ -72,12 +74,12 @@ fn seconds() -> Duration {
 
 /// The sections `BENCH_ONLY` selects.
 pub struct Sections {
-    crud: bool,
-    fields: bool,
+    pub crud: bool,
+    pub fields: bool,
     pub list: bool,
     pub memory: bool,
     pub startup: bool,
-    watch: bool,
+    pub watch: bool,
 }
 
 impl Sections {
@@ -132,7 +134,7 @@ impl Counts {
 }
 
 /// Runs `op(task, i)` from `concurrency` tasks for the configured time.
-async fn rate<F, Fut>(concurrency: usize, op: F) -> Counts
+pub async fn rate<F, Fut>(concurrency: usize, op: F) -> Counts
 where
     F: Fn(usize, u64) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = ()> + Send,
@@ -198,92 +200,6 @@ pub fn kubectl_like(server: &common::Server) -> reqwest::Client {
         .unwrap()
 }
 
-/// Full-stack creates and GETs through HTTPS against one server.
-async fn full_stack(
-    server: &common::Server,
-    tag: &str,
-    concurrency: usize,
-    meters: &Meters,
-) -> (Cell, Cell) {
-    let client = kubectl_like(server);
-    let url = server.url(CT);
-    let (c, u, t) = (client.clone(), url.clone(), tag.to_string());
-    let creates = meters.measure(rate(concurrency, move |task, i| {
-        let (c, u) = (c.clone(), u.clone());
-        let body = object(&format!("{t}-c{concurrency}-{task}-{i}"));
-        async move {
-            let r = c.post(u).json(&body).send().await.unwrap();
-            assert_eq!(r.status().as_u16(), 201);
-            // Read, as clients do: an h2 client resets the streams of dropped responses.
-            let _ = r.bytes().await;
-        }
-    }));
-    let creates = Cell::from(creates.await);
-    let t = tag.to_string();
-    let gets = meters.measure(rate(concurrency, move |task, i| {
-        let (c, u) = (client.clone(), url.clone());
-        let name = format!("{t}-c{concurrency}-{task}-{}", i % 8);
-        async move {
-            let r = c.get(format!("{u}/{name}")).send().await.unwrap();
-            assert!(r.status().is_success() || r.status().as_u16() == 404);
-            let _ = r.bytes().await;
-        }
-    }));
-    (creates, Cell::from(gets.await))
-}
-
-/// Raw etcd puts and ranges of the same value size.
-async fn raw_etcd(endpoint: &str, concurrency: usize, meters: &Meters) -> (Cell, Cell) {
-    let client = etcd_client::Client::connect([endpoint], None)
-        .await
-        .unwrap();
-    let value = object("raw").to_string().into_bytes();
-    let (c, v) = (client.clone(), value.clone());
-    let puts = meters.measure(rate(concurrency, move |task, i| {
-        let (mut c, v) = (c.clone(), v.clone());
-        async move {
-            c.put(format!("/raw/c{concurrency}/{task}/{i}"), v, None)
-                .await
-                .unwrap();
-        }
-    }));
-    let puts = Cell::from(puts.await);
-    let gets = meters.measure(rate(concurrency, move |task, i| {
-        let mut c = client.clone();
-        async move {
-            c.get(format!("/raw/c{concurrency}/{task}/{}", i % 8), None)
-                .await
-                .unwrap();
-        }
-    }));
-    (puts, Cell::from(gets.await))
-}
-
-/// Raw embedded-store commits and reads through the Store trait, no HTTP.
-async fn raw_embedded(store: Arc<EmbeddedStore>, concurrency: usize) -> (f64, f64) {
-    let value = object("raw").to_string().into_bytes();
-    let (s, v) = (store.clone(), value.clone());
-    let creates = rate(concurrency, move |task, i| {
-        let (s, v) = (s.clone(), v.clone());
-        async move {
-            s.create(&format!("/raw/c{concurrency}/{task}/{i}"), v)
-                .await
-                .unwrap();
-        }
-    })
-    .await;
-    let gets = rate(concurrency, move |task, i| {
-        let s = store.clone();
-        async move {
-            s.get(&format!("/raw/c{concurrency}/{task}/{}", i % 8))
-                .await
-                .unwrap();
-        }
-    })
-    .await;
-    (creates.per_sec(), gets.per_sec())
-}
-
 fn main() {
     let sections = Sections::from_env();
     let open_files = procfs::raise_open_files();
@@ -292,11 +208,12 @@ fn main() {
         .build()
         .unwrap();
     runtime.block_on(async {
-        let mut rows = Vec::new();
-        let mut writes = Vec::new();
-        if sections.crud || sections.fields {
-            crud_and_fields(&sections, &mut rows, &mut writes).await;
-        }
+        let measured = if sections.crud || sections.fields {
+            crud_and_fields(&sections).await
+        } else {
+            Measured::default()
+        };
+        let rows = &measured.rows;
         let mut combined: Vec<report::Row> = rows
             .iter()
             .map(|r| {
@@ -313,7 +230,7 @@ fn main() {
                 )
             })
             .collect();
-        combined.extend(cpu_rows(&rows));
+        combined.extend(cpu_rows(rows));
         if sections.list || sections.memory || sections.startup {
             stored::run(&sections, &mut combined).await;
         }
@@ -321,71 +238,13 @@ fn main() {
             watch::run(&mut combined).await;
         }
         if sections.crud {
-            print(&rows);
+            print(rows);
+            rounds::print(&measured.goals);
         }
         if sections.fields {
-            fields::print(&writes);
+            fields::print(&measured.writes);
         }
         let machine = format!("{}; open files limit {open_files}", procfs::machine());
         report::print(&combined, &machine);
     });
-}
-
-/// Creates and GETs at each concurrency (`crud`) and the field-management cells
-/// (`fields`), on an etcd-backed and an embedded server.
-async fn crud_and_fields(sections: &Sections, rows: &mut Vec<Row>, writes: &mut Vec<fields::Cell>) {
-    let etcd = etcd::Etcd::start_durable();
-    let server = common::Server::start_with(&["--etcd-servers", &etcd.endpoint]);
-    let meters = Meters::new(Some(server.pid()), Some(etcd.pid()));
-    for c in CONCURRENCY.into_iter().filter(|_| sections.crud) {
-        let (raw_puts, raw_gets) = raw_etcd(&etcd.endpoint, c, &meters).await;
-        let (creates, gets) = full_stack(&server, "etcd", c, &meters).await;
-        rows.push(Row {
-            backend: "etcd",
-            op: "create",
-            concurrency: c,
-            raw: raw_puts.per_sec,
-            full: creates,
-            raw_etcd: Some(raw_puts),
-        });
-        rows.push(Row {
-            backend: "etcd",
-            op: "get",
-            concurrency: c,
-            raw: raw_gets.per_sec,
-            full: gets,
-            raw_etcd: Some(raw_gets),
-        });
-    }
-    if sections.fields {
-        writes.extend(fields::cells(&server, "etcd").await);
-    }
-    drop(server);
-    let server = common::Server::start();
-    let meters = Meters::new(Some(server.pid()), None);
-    let dir = tempfile::tempdir().unwrap();
-    let store = EmbeddedStore::open(dir.path()).unwrap();
-    for c in CONCURRENCY.into_iter().filter(|_| sections.crud) {
-        let (raw_creates, raw_gets) = raw_embedded(store.clone(), c).await;
-        let (creates, gets) = full_stack(&server, "emb", c, &meters).await;
-        rows.push(Row {
-            backend: "embedded",
-            op: "create",
-            concurrency: c,
-            full: creates,
-            raw: raw_creates,
-            raw_etcd: None,
-        });
-        rows.push(Row {
-            backend: "embedded",
-            op: "get",
-            concurrency: c,
-            full: gets,
-            raw: raw_gets,
-            raw_etcd: None,
-        });
-    }
-    if sections.fields {
-        writes.extend(fields::cells(&server, "embedded").await);
-    }
 }

@@ -1,9 +1,15 @@
-//! The create and GET cells' own tables: rates against the raw store, and the CPU each
-//! process spent per operation; and their rows in the combined table.
+//! The create and GET cells: measured at each concurrency on an etcd-backed and an
+//! embedded server against the raw store underneath, with the CPU each process spent per
+//! operation; their own tables, and their rows in the combined table.
 
-use crate::Counts;
-use crate::meters::PerOp;
-use crate::report;
+use std::sync::Arc;
+
+use crd_apiserver::storage::Store;
+use crd_apiserver::storage::embedded::EmbeddedStore;
+
+use crate::meters::{Meters, PerOp};
+use crate::{CONCURRENCY, CT, Counts, Sections, common, etcd, fields, kubectl_like, object};
+use crate::{rate, report, rounds};
 
 /// A create or GET cell: its rate and what each process spent per operation.
 pub struct Cell {
@@ -92,4 +98,169 @@ pub fn cpu_rows(rows: &[Row]) -> Vec<report::Row> {
             ))
         })
         .collect()
+}
+
+/// What the crud and fields sections measured.
+#[derive(Default)]
+pub struct Measured {
+    pub rows: Vec<Row>,
+    pub writes: Vec<fields::Cell>,
+    pub goals: Vec<rounds::Goal>,
+}
+
+/// Creates and GETs at each concurrency, then the rate goals in alternation (`crud`),
+/// and the field-management cells (`fields`), on an etcd-backed and an embedded server.
+pub async fn crud_and_fields(sections: &Sections) -> Measured {
+    let mut measured = Measured::default();
+    let (rows, writes) = (&mut measured.rows, &mut measured.writes);
+    let etcd = etcd::Etcd::start_durable();
+    let server = common::Server::start_with(&["--etcd-servers", &etcd.endpoint]);
+    let meters = Meters::new(Some(server.pid()), Some(etcd.pid()));
+    for c in CONCURRENCY.into_iter().filter(|_| sections.crud) {
+        let (raw_puts, raw_gets) = raw_etcd(&etcd.endpoint, c, &meters).await;
+        let (creates, gets) = full_stack(&server, "etcd", c, &meters).await;
+        rows.push(Row {
+            backend: "etcd",
+            op: "create",
+            concurrency: c,
+            raw: raw_puts.per_sec,
+            full: creates,
+            raw_etcd: Some(raw_puts),
+        });
+        rows.push(Row {
+            backend: "etcd",
+            op: "get",
+            concurrency: c,
+            raw: raw_gets.per_sec,
+            full: gets,
+            raw_etcd: Some(raw_gets),
+        });
+    }
+    if sections.crud {
+        let goals = rounds::run(&server, "etcd server", "etcd", &etcd.endpoint).await;
+        measured.goals.extend(goals);
+    }
+    if sections.fields {
+        writes.extend(fields::cells(&server, "etcd").await);
+    }
+    drop(server);
+    let server = common::Server::start();
+    let meters = Meters::new(Some(server.pid()), None);
+    let dir = tempfile::tempdir().unwrap();
+    let store = EmbeddedStore::open(dir.path()).unwrap();
+    for c in CONCURRENCY.into_iter().filter(|_| sections.crud) {
+        let (raw_creates, raw_gets) = raw_embedded(store.clone(), c).await;
+        let (creates, gets) = full_stack(&server, "emb", c, &meters).await;
+        rows.push(Row {
+            backend: "embedded",
+            op: "create",
+            concurrency: c,
+            full: creates,
+            raw: raw_creates,
+            raw_etcd: None,
+        });
+        rows.push(Row {
+            backend: "embedded",
+            op: "get",
+            concurrency: c,
+            full: gets,
+            raw: raw_gets,
+            raw_etcd: None,
+        });
+    }
+    if sections.crud {
+        // Against raw etcd, which is still running: the goals are ratios to it.
+        let goals = rounds::run(&server, "embedded server", "emb", &etcd.endpoint).await;
+        measured.goals.extend(goals);
+    }
+    if sections.fields {
+        writes.extend(fields::cells(&server, "embedded").await);
+    }
+    measured
+}
+
+/// Full-stack creates and GETs through HTTPS against one server.
+async fn full_stack(
+    server: &common::Server,
+    tag: &str,
+    concurrency: usize,
+    meters: &Meters,
+) -> (Cell, Cell) {
+    let client = kubectl_like(server);
+    let url = server.url(CT);
+    let (c, u, t) = (client.clone(), url.clone(), tag.to_string());
+    let creates = meters.measure(rate(concurrency, move |task, i| {
+        let (c, u) = (c.clone(), u.clone());
+        let body = object(&format!("{t}-c{concurrency}-{task}-{i}"));
+        async move {
+            let r = c.post(u).json(&body).send().await.unwrap();
+            assert_eq!(r.status().as_u16(), 201);
+            // Read, as clients do: an h2 client resets the streams of dropped responses.
+            let _ = r.bytes().await;
+        }
+    }));
+    let creates = Cell::from(creates.await);
+    let t = tag.to_string();
+    let gets = meters.measure(rate(concurrency, move |task, i| {
+        let (c, u) = (client.clone(), url.clone());
+        let name = format!("{t}-c{concurrency}-{task}-{}", i % 8);
+        async move {
+            let r = c.get(format!("{u}/{name}")).send().await.unwrap();
+            assert!(r.status().is_success() || r.status().as_u16() == 404);
+            let _ = r.bytes().await;
+        }
+    }));
+    (creates, Cell::from(gets.await))
+}
+
+/// Raw etcd puts and ranges of the same value size.
+async fn raw_etcd(endpoint: &str, concurrency: usize, meters: &Meters) -> (Cell, Cell) {
+    let client = etcd_client::Client::connect([endpoint], None)
+        .await
+        .unwrap();
+    let value = object("raw").to_string().into_bytes();
+    let (c, v) = (client.clone(), value.clone());
+    let puts = meters.measure(rate(concurrency, move |task, i| {
+        let (mut c, v) = (c.clone(), v.clone());
+        async move {
+            c.put(format!("/raw/c{concurrency}/{task}/{i}"), v, None)
+                .await
+                .unwrap();
+        }
+    }));
+    let puts = Cell::from(puts.await);
+    let gets = meters.measure(rate(concurrency, move |task, i| {
+        let mut c = client.clone();
+        async move {
+            c.get(format!("/raw/c{concurrency}/{task}/{}", i % 8), None)
+                .await
+                .unwrap();
+        }
+    }));
+    (puts, Cell::from(gets.await))
+}
+
+/// Raw embedded-store commits and reads through the Store trait, no HTTP.
+async fn raw_embedded(store: Arc<EmbeddedStore>, concurrency: usize) -> (f64, f64) {
+    let value = object("raw").to_string().into_bytes();
+    let (s, v) = (store.clone(), value.clone());
+    let creates = rate(concurrency, move |task, i| {
+        let (s, v) = (s.clone(), v.clone());
+        async move {
+            s.create(&format!("/raw/c{concurrency}/{task}/{i}"), v)
+                .await
+                .unwrap();
+        }
+    })
+    .await;
+    let gets = rate(concurrency, move |task, i| {
+        let s = store.clone();
+        async move {
+            s.get(&format!("/raw/c{concurrency}/{task}/{}", i % 8))
+                .await
+                .unwrap();
+        }
+    })
+    .await;
+    (creates.per_sec(), gets.per_sec())
 }

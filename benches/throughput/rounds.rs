@@ -1,0 +1,203 @@
+//! The rate goals measured in alternation: each goal's full-stack cell and its raw etcd
+//! baseline run back to back, `BENCH_ROUNDS` times (default 3), and the goal is judged
+//! on the median of the rounds' ratios. This machine's speed drifts by tens of percent
+//! over minutes, so a ratio of two cells measured minutes apart (the embedded server's
+//! creates against the raw etcd puts of the etcd section) says as much about the drift
+//! as about the server; back-to-back pairs see the same machine.
+
+use crate::{CT, kubectl_like, object, rate};
+
+/// One goal's rounds: (full stack ops/s, raw etcd ops/s) per round.
+pub struct Goal {
+    pub name: String,
+    pub want: f64,
+    pub rounds: Vec<(f64, f64)>,
+}
+
+impl Goal {
+    /// The median of the rounds' ratios.
+    pub fn median(&self) -> f64 {
+        let mut ratios: Vec<f64> = self.rounds.iter().map(|(f, r)| f / r).collect();
+        ratios.sort_by(f64::total_cmp);
+        match ratios.len() {
+            0 => f64::NAN,
+            n if n % 2 == 1 => ratios[n / 2],
+            n => (ratios[n / 2 - 1] + ratios[n / 2]) / 2.0,
+        }
+    }
+}
+
+fn rounds() -> usize {
+    std::env::var("BENCH_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3)
+}
+
+/// The operations a round alternates.
+#[derive(Clone, Copy)]
+enum Op {
+    Create,
+    Get,
+}
+
+/// What each round compares: the server's `op` against raw etcd's (put or range).
+struct Pairing {
+    op: Op,
+    concurrency: usize,
+    want: f64,
+}
+
+/// The goals on the server of `backend`: creates at 64 (≥ 0.8 × raw puts) and GETs at
+/// 16 and 64 (≥ 1.0 × raw ranges). The GETs read the objects the crud section's cells
+/// created under `tag`, and the raw ranges the keys its raw etcd cells put.
+pub async fn run(
+    server: &crate::common::Server,
+    backend: &str,
+    tag: &str,
+    endpoint: &str,
+) -> Vec<Goal> {
+    let etcd = etcd_client::Client::connect([endpoint], None)
+        .await
+        .unwrap();
+    let client = kubectl_like(server);
+    let pairings = [
+        Pairing {
+            op: Op::Create,
+            concurrency: 64,
+            want: 0.8,
+        },
+        Pairing {
+            op: Op::Get,
+            concurrency: 16,
+            want: 1.0,
+        },
+        Pairing {
+            op: Op::Get,
+            concurrency: 64,
+            want: 1.0,
+        },
+    ];
+    let mut goals: Vec<Goal> = pairings
+        .iter()
+        .map(|p| Goal {
+            name: format!("{backend} {} at {}", p.op.name(), p.concurrency),
+            want: p.want,
+            rounds: Vec::new(),
+        })
+        .collect();
+    for round in 0..rounds() {
+        for (p, goal) in pairings.iter().zip(&mut goals) {
+            let raw = raw(&etcd, p.op, p.concurrency).await;
+            let full = full(&client, server, tag, p.op, p.concurrency, round).await;
+            goal.rounds.push((full, raw));
+        }
+    }
+    goals
+}
+
+impl Op {
+    fn name(self) -> &'static str {
+        match self {
+            Op::Create => "creates",
+            Op::Get => "GETs",
+        }
+    }
+}
+
+/// Raw etcd puts (for creates) or ranges (for GETs) of the crud section's keys.
+async fn raw(etcd: &etcd_client::Client, op: Op, concurrency: usize) -> f64 {
+    let value = object("raw").to_string().into_bytes();
+    let etcd = etcd.clone();
+    let counts = match op {
+        Op::Create => {
+            rate(concurrency, move |task, i| {
+                let (mut c, v) = (etcd.clone(), value.clone());
+                async move {
+                    c.put(format!("/raw/c{concurrency}/{task}/{i}"), v, None)
+                        .await
+                        .unwrap();
+                }
+            })
+            .await
+        }
+        Op::Get => {
+            rate(concurrency, move |task, i| {
+                let mut c = etcd.clone();
+                async move {
+                    c.get(format!("/raw/c{concurrency}/{task}/{}", i % 8), None)
+                        .await
+                        .unwrap();
+                }
+            })
+            .await
+        }
+    };
+    counts.per_sec()
+}
+
+/// The server's creates (under names of their own per round) or GETs.
+async fn full(
+    client: &reqwest::Client,
+    server: &crate::common::Server,
+    tag: &str,
+    op: Op,
+    concurrency: usize,
+    round: usize,
+) -> f64 {
+    let (c, u) = (client.clone(), server.url(CT));
+    let counts = match op {
+        Op::Create => {
+            let t = format!("{tag}-round{round}");
+            rate(concurrency, move |task, i| {
+                let (c, u) = (c.clone(), u.clone());
+                let body = object(&format!("{t}-c{concurrency}-{task}-{i}"));
+                async move {
+                    let r = c.post(u).json(&body).send().await.unwrap();
+                    assert_eq!(r.status().as_u16(), 201);
+                    let _ = r.bytes().await;
+                }
+            })
+            .await
+        }
+        Op::Get => {
+            let t = tag.to_string();
+            rate(concurrency, move |task, i| {
+                let (c, u) = (c.clone(), u.clone());
+                let name = format!("{t}-c{concurrency}-{task}-{}", i % 8);
+                async move {
+                    let r = c.get(format!("{u}/{name}")).send().await.unwrap();
+                    // Every name was created by the crud section's cell.
+                    assert_eq!(r.status().as_u16(), 200, "GET {name}");
+                    let _ = r.bytes().await;
+                }
+            })
+            .await
+        }
+    };
+    counts.per_sec()
+}
+
+pub fn print(goals: &[Goal]) {
+    let n = goals.iter().map(|g| g.rounds.len()).max().unwrap_or(0);
+    println!();
+    println!("Rate goals, each round's full-stack cell right after its raw etcd cell:");
+    println!();
+    let heads: Vec<String> = (1..=n).map(|r| format!(" round {r} |")).collect();
+    println!("| goal | want |{} median |", heads.concat());
+    println!("|------|-----:|{}-------:|", "--------:|".repeat(n));
+    for g in goals {
+        let cells: Vec<String> = g
+            .rounds
+            .iter()
+            .map(|(f, r)| format!(" {f:.0} / {r:.0} = {:.2} |", f / r))
+            .collect();
+        println!(
+            "| {} | ≥ {:.1} |{} {:.2} |",
+            g.name,
+            g.want,
+            cells.concat(),
+            g.median()
+        );
+    }
+}
