@@ -191,26 +191,46 @@ async fn full_stack(
     let (c, u, t) = (client.clone(), url.clone(), tag.to_string());
     let creates = meters.measure(rate(concurrency, move |task, i| {
         let (c, u) = (c.clone(), u.clone());
-        let body = object(&format!("{t}-c{concurrency}-{task}-{i}"));
-        async move {
-            let r = c.post(u).json(&body).send().await.unwrap();
-            assert_eq!(r.status().as_u16(), 201);
-            // Read, as clients do: an h2 client resets the streams of dropped responses.
-            let _ = r.bytes().await;
-        }
+        let name = object_name(&t, concurrency, task, i);
+        async move { create_one(&c, &u, &name).await }
     }));
     let creates = Cell::from(creates.await);
     let t = tag.to_string();
     let gets = meters.measure(rate(concurrency, move |task, i| {
         let (c, u) = (client.clone(), url.clone());
-        let name = format!("{t}-c{concurrency}-{task}-{}", i % 8);
+        let name = object_name(&t, concurrency, task, i % 8);
         async move {
-            let r = c.get(format!("{u}/{name}")).send().await.unwrap();
-            assert!(r.status().is_success() || r.status().as_u16() == 404);
-            let _ = r.bytes().await;
+            let status = get_one(&c, &u, &name).await;
+            assert!(status == 200 || status == 404, "GET {name}: {status}");
         }
     }));
     (creates, Cell::from(gets.await))
+}
+
+/// POSTs a 1 KiB object named `name` to the collection at `url`; it must be created.
+pub async fn create_one(client: &reqwest::Client, url: &str, name: &str) {
+    let r = client.post(url).json(&object(name)).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 201, "create {name}");
+    // Read, as clients do: an h2 client resets the streams of dropped responses.
+    let _ = r.bytes().await;
+}
+
+/// The full-stack cells' name of `task`'s `i`th object (a GET cell reads `i % 8`).
+pub fn object_name(tag: &str, concurrency: usize, task: usize, i: u64) -> String {
+    format!("{tag}-c{concurrency}-{task}-{i}")
+}
+
+/// The raw cells' key of `task`'s `i`th value (a GET cell reads `i % 8`).
+pub fn raw_key(concurrency: usize, task: usize, i: u64) -> String {
+    format!("/raw/c{concurrency}/{task}/{i}")
+}
+
+/// GETs the object `name` of the collection at `url` and reads the answer; its status.
+pub async fn get_one(client: &reqwest::Client, url: &str, name: &str) -> u16 {
+    let r = client.get(format!("{url}/{name}")).send().await.unwrap();
+    let status = r.status().as_u16();
+    let _ = r.bytes().await;
+    status
 }
 
 /// Raw etcd puts and ranges of the same value size.
@@ -223,16 +243,14 @@ async fn raw_etcd(endpoint: &str, concurrency: usize, meters: &Meters) -> (Cell,
     let puts = meters.measure(rate(concurrency, move |task, i| {
         let (mut c, v) = (c.clone(), v.clone());
         async move {
-            c.put(format!("/raw/c{concurrency}/{task}/{i}"), v, None)
-                .await
-                .unwrap();
+            c.put(raw_key(concurrency, task, i), v, None).await.unwrap();
         }
     }));
     let puts = Cell::from(puts.await);
     let gets = meters.measure(rate(concurrency, move |task, i| {
         let mut c = client.clone();
         async move {
-            c.get(format!("/raw/c{concurrency}/{task}/{}", i % 8), None)
+            c.get(raw_key(concurrency, task, i % 8), None)
                 .await
                 .unwrap();
         }
@@ -247,18 +265,14 @@ async fn raw_embedded(store: Arc<EmbeddedStore>, concurrency: usize) -> (f64, f6
     let creates = rate(concurrency, move |task, i| {
         let (s, v) = (s.clone(), v.clone());
         async move {
-            s.create(&format!("/raw/c{concurrency}/{task}/{i}"), v)
-                .await
-                .unwrap();
+            s.create(&raw_key(concurrency, task, i), v).await.unwrap();
         }
     })
     .await;
     let gets = rate(concurrency, move |task, i| {
         let s = store.clone();
         async move {
-            s.get(&format!("/raw/c{concurrency}/{task}/{}", i % 8))
-                .await
-                .unwrap();
+            s.get(&raw_key(concurrency, task, i % 8)).await.unwrap();
         }
     })
     .await;

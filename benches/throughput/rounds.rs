@@ -5,6 +5,7 @@
 //! creates against the raw etcd puts of the etcd section) says as much about the drift
 //! as about the server; back-to-back pairs see the same machine.
 
+use crate::crud::{create_one, get_one, object_name, raw_key};
 use crate::{CT, kubectl_like, object, rate};
 
 /// One goal's rounds: (full stack ops/s, raw etcd ops/s) per round.
@@ -114,9 +115,7 @@ async fn raw(etcd: &etcd_client::Client, op: Op, concurrency: usize) -> f64 {
             rate(concurrency, move |task, i| {
                 let (mut c, v) = (etcd.clone(), value.clone());
                 async move {
-                    c.put(format!("/raw/c{concurrency}/{task}/{i}"), v, None)
-                        .await
-                        .unwrap();
+                    c.put(raw_key(concurrency, task, i), v, None).await.unwrap();
                 }
             })
             .await
@@ -125,7 +124,7 @@ async fn raw(etcd: &etcd_client::Client, op: Op, concurrency: usize) -> f64 {
             rate(concurrency, move |task, i| {
                 let mut c = etcd.clone();
                 async move {
-                    c.get(format!("/raw/c{concurrency}/{task}/{}", i % 8), None)
+                    c.get(raw_key(concurrency, task, i % 8), None)
                         .await
                         .unwrap();
                 }
@@ -151,12 +150,8 @@ async fn full(
             let t = format!("{tag}-round{round}");
             rate(concurrency, move |task, i| {
                 let (c, u) = (c.clone(), u.clone());
-                let body = object(&format!("{t}-c{concurrency}-{task}-{i}"));
-                async move {
-                    let r = c.post(u).json(&body).send().await.unwrap();
-                    assert_eq!(r.status().as_u16(), 201);
-                    let _ = r.bytes().await;
-                }
+                let name = object_name(&t, concurrency, task, i);
+                async move { create_one(&c, &u, &name).await }
             })
             .await
         }
@@ -164,12 +159,10 @@ async fn full(
             let t = tag.to_string();
             rate(concurrency, move |task, i| {
                 let (c, u) = (c.clone(), u.clone());
-                let name = format!("{t}-c{concurrency}-{task}-{}", i % 8);
+                let name = object_name(&t, concurrency, task, i % 8);
                 async move {
-                    let r = c.get(format!("{u}/{name}")).send().await.unwrap();
                     // Every name was created by the crud section's cell.
-                    assert_eq!(r.status().as_u16(), 200, "GET {name}");
-                    let _ = r.bytes().await;
+                    assert_eq!(get_one(&c, &u, &name).await, 200, "GET {name}");
                 }
             })
             .await
