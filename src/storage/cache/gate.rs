@@ -2,11 +2,18 @@
 //! may use a revision fetched by a request that *started after the read arrived* (so the
 //! revision is at least the store's revision at the read's arrival, which is what makes
 //! the read linearizable), and every read that arrived while one fetch was in flight
-//! shares the next one.
+//! shares the next one. Before a fetch starts, the runtime runs the other ready tasks
+//! while reads keep arriving (`gather`), so that the reads already being handled join it
+//! rather than wait for the next one.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::storage::{Result, Revision, Store};
+
+/// At most this many yields to the runtime before a fetch. Full-stack etcd-backed GETs
+/// at 16, medians of 7 alternated runs, done twice: 5 and 7 % more GETs/s, and 14 % less
+/// etcd CPU per GET, than without gathering; at concurrency 1 no difference.
+const GATHER_YIELDS: usize = 8;
 
 /// Arrival tickets and the last fetch.
 #[derive(Default)]
@@ -20,22 +27,47 @@ pub(super) struct RevisionGate {
 impl RevisionGate {
     /// A revision no older than the store's current revision at the time of this call.
     pub async fn current(&self, store: &dyn Store) -> Result<Revision> {
+        self.current_with(|| store.current_revision()).await
+    }
+
+    /// [`RevisionGate::current`] with `fetch` asking for the current revision.
+    async fn current_with<F, Fut>(&self, fetch: F) -> Result<Revision>
+    where
+        F: FnOnce() -> Fut,
+        Fut: std::future::Future<Output = Result<Revision>>,
+    {
         let ticket = self.tickets.fetch_add(1, Ordering::SeqCst) + 1;
         let mut last = self.last.lock().await;
         if last.0 >= ticket {
             return Ok(last.1);
         }
+        self.gather().await;
         // Every ticket up to here was handed out before this fetch starts.
         let covers = self.tickets.load(Ordering::SeqCst);
-        let revision = store.current_revision().await?;
+        let revision = fetch().await?;
         *last = (covers, revision);
         Ok(revision)
+    }
+
+    /// Yields to the runtime while reads keep arriving (at most [`GATHER_YIELDS`] times):
+    /// requests already past their decoding reach the gate and share the coming fetch.
+    /// Correctness does not depend on it: the fetch covers the tickets handed out before
+    /// it starts, however many those are.
+    async fn gather(&self) {
+        for _ in 0..GATHER_YIELDS {
+            let before = self.tickets.load(Ordering::SeqCst);
+            tokio::task::yield_now().await;
+            if self.tickets.load(Ordering::SeqCst) == before {
+                break;
+            }
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
+    use std::sync::atomic::AtomicU64;
 
     use super::*;
     use crate::storage::embedded::EmbeddedStore;
@@ -66,5 +98,67 @@ mod tests {
         for read in reads {
             assert_eq!(read.await.unwrap(), written);
         }
+    }
+
+    /// On one thread, deterministic: the first read's gathering lets the 63 others take
+    /// their tickets, so its fetch covers them all (without it, they share a second one).
+    #[tokio::test]
+    async fn current_reads_ready_together_share_one_fetch() {
+        let gate = Arc::new(RevisionGate::default());
+        let fetches = Arc::new(AtomicU64::new(0));
+        let reads: Vec<_> = (0..64)
+            .map(|_| {
+                let (gate, fetches) = (gate.clone(), fetches.clone());
+                tokio::spawn(async move {
+                    let fetch = || async {
+                        fetches.fetch_add(1, Ordering::SeqCst);
+                        // A round trip: other tasks run while it is out.
+                        tokio::task::yield_now().await;
+                        Ok(7)
+                    };
+                    gate.current_with(fetch).await.unwrap()
+                })
+            })
+            .collect();
+        for read in reads {
+            assert_eq!(read.await.unwrap(), 7);
+        }
+        assert_eq!(fetches.load(Ordering::SeqCst), 1);
+    }
+
+    /// A read that arrives while a fetch is out is not covered by it: it gets a fetch
+    /// that started after it arrived, and sees the revision written meanwhile.
+    #[tokio::test]
+    async fn current_read_arriving_during_fetch_gets_later_fetch() {
+        let gate = Arc::new(RevisionGate::default());
+        let revision = Arc::new(AtomicU64::new(1));
+        let (started, start) = tokio::sync::oneshot::channel::<()>();
+        let (release, released) = tokio::sync::oneshot::channel::<()>();
+        let first = {
+            let (gate, revision) = (gate.clone(), revision.clone());
+            tokio::spawn(async move {
+                let fetch = || async {
+                    let seen = revision.load(Ordering::SeqCst);
+                    let _ = started.send(());
+                    let _ = released.await;
+                    Ok(seen as Revision)
+                };
+                gate.current_with(fetch).await.unwrap()
+            })
+        };
+        start.await.unwrap();
+        // A write lands while the first fetch is out, then a second read arrives.
+        revision.store(2, Ordering::SeqCst);
+        let second = {
+            let (gate, revision) = (gate.clone(), revision.clone());
+            tokio::spawn(async move {
+                let fetch = || async { Ok(revision.load(Ordering::SeqCst) as Revision) };
+                gate.current_with(fetch).await.unwrap()
+            })
+        };
+        tokio::task::yield_now().await;
+        release.send(()).unwrap();
+        assert_eq!(first.await.unwrap(), 1);
+        assert_eq!(second.await.unwrap(), 2);
     }
 }

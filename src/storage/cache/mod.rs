@@ -6,8 +6,9 @@
 //! - a read at revision 0 with `not_older_than` (kube's `resourceVersion=0` and
 //!   `NotOlderThan`) is answered as soon as the cache has that revision;
 //! - a consistent read asks the store for its current revision (one round trip shared by
-//!   every read that arrived before it started, see [`gate`]), waits for the cache to
-//!   apply it, and reads memory; after [`CONSISTENT_WAIT`] it reads the store instead;
+//!   every read that arrived before it started, see [`gate`]; a plain load when the store
+//!   has it in memory), waits for the cache to apply it, and reads memory; after
+//!   [`CONSISTENT_WAIT`] it reads the store instead;
 //! - a read at a fixed revision (a continue token) is answered from memory when nothing in
 //!   the resource changed since that revision, else by the store (the tokens are the same).
 //!
@@ -120,8 +121,12 @@ impl CachedStore {
         key.starts_with(prefix.as_str()).then_some(cacher)
     }
 
-    /// The revision a consistent read must see: the store's current one.
+    /// The revision a consistent read must see: the store's current one (through the
+    /// gate, which shares one round trip among reads, unless it is a memory load).
     async fn consistent_revision(&self) -> Result<Revision> {
+        if self.inner.current_revision_in_memory() {
+            return self.inner.current_revision().await;
+        }
         self.gate.current(self.inner.as_ref()).await
     }
 
@@ -234,6 +239,10 @@ impl Store for CachedStore {
 
     async fn current_revision(&self) -> Result<Revision> {
         self.inner.current_revision().await
+    }
+
+    fn current_revision_in_memory(&self) -> bool {
+        self.inner.current_revision_in_memory()
     }
 
     async fn compact(&self, revision: Revision) -> Result<()> {
