@@ -5,16 +5,16 @@
 //! they share the machine's cores, so that is what bounds a rate). The rate goals are
 //! then measured again in alternation, each full-stack cell right after its raw etcd
 //! cell, `BENCH_ROUNDS` times (default 3), and judged on the median ratio (`rounds`:
-//! this machine's speed drifts over minutes). Then the
-//! cost of field management (`fields`): updates without and with managedFields and
-//! server-side applies, with the server's CPU time per write (`cpu`), at concurrency 1, 16.
+//! this machine's speed drifts over minutes). Then the cost of field management
+//! (`fields`): updates without and with managedFields and server-side applies, with the
+//! server's CPU time per write (`cpu`), at concurrency 1, 16.
 //!
 //! Then, on a store of 10,000 such objects, a full LIST (time and the server's peak extra
 //! memory, `list`), resident memory per stored object (`memory`) and start-to-ready
 //! (`startup`); and watch fan-out to 100 and 1,000 watchers under 100 writes/s
 //! (`watch`). Every section ends in one combined table of ratios to raw etcd.
 //!
-//! Run: `cargo bench --bench throughput` (starts its own etcd and servers; ~8 minutes).
+//! Run: `cargo bench --bench throughput` (starts its own etcd and servers; ~9 minutes).
 //! `BENCH_SECONDS` sets the time per measurement (default 3); `BENCH_ONLY` picks
 //! sections, comma-separated from `crud,fields,list,memory,startup,watch` (default all),
 //! e.g. `BENCH_SECONDS=2 BENCH_ONLY=list cargo bench --bench throughput`. Creates, GETs
