@@ -186,51 +186,12 @@ async fn full_stack(
     concurrency: usize,
     meters: &Meters,
 ) -> (Cell, Cell) {
-    let client = kubectl_like(server);
-    let url = server.url(CT);
-    let (c, u, t) = (client.clone(), url.clone(), tag.to_string());
-    let creates = meters.measure(rate(concurrency, move |task, i| {
-        let (c, u) = (c.clone(), u.clone());
-        let name = object_name(&t, concurrency, task, i);
-        async move { create_one(&c, &u, &name).await }
-    }));
-    let creates = Cell::from(creates.await);
-    let t = tag.to_string();
-    let gets = meters.measure(rate(concurrency, move |task, i| {
-        let (c, u) = (client.clone(), url.clone());
-        let name = object_name(&t, concurrency, task, i % 8);
-        async move {
-            let status = get_one(&c, &u, &name).await;
-            assert!(status == 200 || status == 404, "GET {name}: {status}");
-        }
-    }));
-    (creates, Cell::from(gets.await))
-}
-
-/// POSTs a 1 KiB object named `name` to the collection at `url`; it must be created.
-pub async fn create_one(client: &reqwest::Client, url: &str, name: &str) {
-    let r = client.post(url).json(&object(name)).send().await.unwrap();
-    assert_eq!(r.status().as_u16(), 201, "create {name}");
-    // Read, as clients do: an h2 client resets the streams of dropped responses.
-    let _ = r.bytes().await;
-}
-
-/// The full-stack cells' name of `task`'s `i`th object (a GET cell reads `i % 8`).
-pub fn object_name(tag: &str, concurrency: usize, task: usize, i: u64) -> String {
-    format!("{tag}-c{concurrency}-{task}-{i}")
-}
-
-/// The raw cells' key of `task`'s `i`th value (a GET cell reads `i % 8`).
-pub fn raw_key(concurrency: usize, task: usize, i: u64) -> String {
-    format!("/raw/c{concurrency}/{task}/{i}")
-}
-
-/// GETs the object `name` of the collection at `url` and reads the answer; its status.
-pub async fn get_one(client: &reqwest::Client, url: &str, name: &str) -> u16 {
-    let r = client.get(format!("{url}/{name}")).send().await.unwrap();
-    let status = r.status().as_u16();
-    let _ = r.bytes().await;
-    status
+    let (client, url) = (kubectl_like(server), server.url(CT));
+    let created = meters
+        .measure(creates(&client, &url, tag, concurrency))
+        .await;
+    let got = meters.measure(gets(&client, &url, tag, concurrency)).await;
+    (Cell::from(created), Cell::from(got))
 }
 
 /// Raw etcd puts and ranges of the same value size.
@@ -238,24 +199,79 @@ async fn raw_etcd(endpoint: &str, concurrency: usize, meters: &Meters) -> (Cell,
     let client = etcd_client::Client::connect([endpoint], None)
         .await
         .unwrap();
-    let value = object("raw").to_string().into_bytes();
-    let (c, v) = (client.clone(), value.clone());
-    let puts = meters.measure(rate(concurrency, move |task, i| {
+    let puts = meters.measure(raw_puts(&client, concurrency)).await;
+    let ranges = meters.measure(raw_ranges(&client, concurrency)).await;
+    (Cell::from(puts), Cell::from(ranges))
+}
+
+/// Creates of 1 KiB objects named after `tag` through `client` (each must be created).
+pub async fn creates(client: &reqwest::Client, url: &str, tag: &str, concurrency: usize) -> Counts {
+    let (c, u, t) = (client.clone(), url.to_string(), tag.to_string());
+    rate(concurrency, move |task, i| {
+        let (c, u) = (c.clone(), u.clone());
+        let name = object_name(&t, concurrency, task, i);
+        async move {
+            let r = c.post(u).json(&object(&name)).send().await.unwrap();
+            assert_eq!(r.status().as_u16(), 201, "create {name}");
+            // Read, as clients do: an h2 client resets the streams of dropped responses.
+            let _ = r.bytes().await;
+        }
+    })
+    .await
+}
+
+/// GETs of the objects that [`creates`] made under `tag` at this concurrency (each task
+/// reads its first 8, which must exist).
+pub async fn gets(client: &reqwest::Client, url: &str, tag: &str, concurrency: usize) -> Counts {
+    let (c, u, t) = (client.clone(), url.to_string(), tag.to_string());
+    rate(concurrency, move |task, i| {
+        let c = c.clone();
+        let name = object_name(&t, concurrency, task, i % 8);
+        let url = format!("{u}/{name}");
+        async move {
+            let r = c.get(url).send().await.unwrap();
+            assert_eq!(r.status().as_u16(), 200, "GET {name}");
+            let _ = r.bytes().await;
+        }
+    })
+    .await
+}
+
+/// Raw etcd puts of a 1 KiB value under this concurrency's keys.
+pub async fn raw_puts(client: &etcd_client::Client, concurrency: usize) -> Counts {
+    let (c, v) = (client.clone(), object("raw").to_string().into_bytes());
+    rate(concurrency, move |task, i| {
         let (mut c, v) = (c.clone(), v.clone());
         async move {
             c.put(raw_key(concurrency, task, i), v, None).await.unwrap();
         }
-    }));
-    let puts = Cell::from(puts.await);
-    let gets = meters.measure(rate(concurrency, move |task, i| {
-        let mut c = client.clone();
+    })
+    .await
+}
+
+/// Raw etcd ranges of the keys [`raw_puts`] wrote at this concurrency (each task reads
+/// its first 8).
+pub async fn raw_ranges(client: &etcd_client::Client, concurrency: usize) -> Counts {
+    let c = client.clone();
+    rate(concurrency, move |task, i| {
+        let mut c = c.clone();
         async move {
             c.get(raw_key(concurrency, task, i % 8), None)
                 .await
                 .unwrap();
         }
-    }));
-    (puts, Cell::from(gets.await))
+    })
+    .await
+}
+
+/// The full-stack cells' name of `task`'s `i`th object.
+fn object_name(tag: &str, concurrency: usize, task: usize, i: u64) -> String {
+    format!("{tag}-c{concurrency}-{task}-{i}")
+}
+
+/// The raw cells' key of `task`'s `i`th value.
+fn raw_key(concurrency: usize, task: usize, i: u64) -> String {
+    format!("/raw/c{concurrency}/{task}/{i}")
 }
 
 /// Raw embedded-store commits and reads through the Store trait, no HTTP.

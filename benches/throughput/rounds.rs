@@ -5,8 +5,8 @@
 //! creates against the raw etcd puts of the etcd section) says as much about the drift
 //! as about the server; back-to-back pairs see the same machine.
 
-use crate::crud::{create_one, get_one, object_name, raw_key};
-use crate::{CT, kubectl_like, object, rate};
+use crate::crud::{creates, gets, raw_puts, raw_ranges};
+use crate::{CT, kubectl_like};
 
 /// One goal's rounds: (full stack ops/s, raw etcd ops/s) per round.
 pub struct Goal {
@@ -108,34 +108,15 @@ impl Op {
 
 /// Raw etcd puts (for creates) or ranges (for GETs) of the crud section's keys.
 async fn raw(etcd: &etcd_client::Client, op: Op, concurrency: usize) -> f64 {
-    let value = object("raw").to_string().into_bytes();
-    let etcd = etcd.clone();
     let counts = match op {
-        Op::Create => {
-            rate(concurrency, move |task, i| {
-                let (mut c, v) = (etcd.clone(), value.clone());
-                async move {
-                    c.put(raw_key(concurrency, task, i), v, None).await.unwrap();
-                }
-            })
-            .await
-        }
-        Op::Get => {
-            rate(concurrency, move |task, i| {
-                let mut c = etcd.clone();
-                async move {
-                    c.get(raw_key(concurrency, task, i % 8), None)
-                        .await
-                        .unwrap();
-                }
-            })
-            .await
-        }
+        Op::Create => raw_puts(etcd, concurrency).await,
+        Op::Get => raw_ranges(etcd, concurrency).await,
     };
     counts.per_sec()
 }
 
-/// The server's creates (under names of their own per round) or GETs.
+/// The server's creates (under names of their own per round) or GETs (of the objects
+/// the crud section's cells created under `tag`).
 async fn full(
     client: &reqwest::Client,
     server: &crate::common::Server,
@@ -144,29 +125,10 @@ async fn full(
     concurrency: usize,
     round: usize,
 ) -> f64 {
-    let (c, u) = (client.clone(), server.url(CT));
+    let url = server.url(CT);
     let counts = match op {
-        Op::Create => {
-            let t = format!("{tag}-round{round}");
-            rate(concurrency, move |task, i| {
-                let (c, u) = (c.clone(), u.clone());
-                let name = object_name(&t, concurrency, task, i);
-                async move { create_one(&c, &u, &name).await }
-            })
-            .await
-        }
-        Op::Get => {
-            let t = tag.to_string();
-            rate(concurrency, move |task, i| {
-                let (c, u) = (c.clone(), u.clone());
-                let name = object_name(&t, concurrency, task, i % 8);
-                async move {
-                    // Every name was created by the crud section's cell.
-                    assert_eq!(get_one(&c, &u, &name).await, 200, "GET {name}");
-                }
-            })
-            .await
-        }
+        Op::Create => creates(client, &url, &format!("{tag}-round{round}"), concurrency).await,
+        Op::Get => gets(client, &url, tag, concurrency).await,
     };
     counts.per_sec()
 }
