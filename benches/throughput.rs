@@ -17,7 +17,9 @@
 //! Run: `cargo bench --bench throughput` (starts its own etcd and servers; ~9 minutes).
 //! `BENCH_SECONDS` sets the time per measurement (default 3); `BENCH_ONLY` picks
 //! sections, comma-separated from `crud,fields,list,memory,startup,watch` (default all),
-//! e.g. `BENCH_SECONDS=2 BENCH_ONLY=list cargo bench --bench throughput`. Creates, GETs
+//! e.g. `BENCH_SECONDS=2 BENCH_ONLY=list cargo bench --bench throughput`; `reference`
+//! (only when picked) runs the crud cells and the goals' rounds against kube's own CRD
+//! server, started beforehand (`reference.rs`). Creates, GETs
 //! and the stored collection's creates go over h2, as kubectl's do; `BENCH_HTTP1=1`
 //! makes them HTTP/1.1.
 
@@ -39,6 +41,8 @@ mod list;
 mod meters;
 #[path = "throughput/procfs.rs"]
 mod procfs;
+#[path = "throughput/reference.rs"]
+mod reference;
 #[path = "throughput/report.rs"]
 mod report;
 #[path = "throughput/rounds.rs"]
@@ -80,10 +84,20 @@ pub struct Sections {
     pub memory: bool,
     pub startup: bool,
     pub watch: bool,
+    /// Kube's own CRD server, only when picked: it needs one started beforehand.
+    pub reference: bool,
 }
 
 impl Sections {
-    const NAMES: [&str; 6] = ["crud", "fields", "list", "memory", "startup", "watch"];
+    const NAMES: [&str; 7] = [
+        "crud",
+        "fields",
+        "list",
+        "memory",
+        "startup",
+        "watch",
+        "reference",
+    ];
 
     fn from_env() -> Sections {
         let only = std::env::var("BENCH_ONLY").unwrap_or_default();
@@ -107,6 +121,7 @@ impl Sections {
             memory: on("memory"),
             startup: on("startup"),
             watch: on("watch"),
+            reference: picked.contains(&"reference"),
         }
     }
 }
@@ -208,6 +223,11 @@ fn main() {
         .build()
         .unwrap();
     runtime.block_on(async {
+        if sections.reference {
+            let (rows, goals) = reference::run().await;
+            print(&rows);
+            rounds::print(&goals);
+        }
         let measured = if sections.crud || sections.fields {
             crud_and_fields(&sections).await
         } else {

@@ -118,7 +118,8 @@ pub async fn crud_and_fields(sections: &Sections) -> Measured {
     let meters = Meters::new(Some(server.pid()), Some(etcd.pid()));
     for c in CONCURRENCY.into_iter().filter(|_| sections.crud) {
         let (raw_puts, raw_gets) = raw_etcd(&etcd.endpoint, c, &meters).await;
-        let (creates, gets) = full_stack(&server, "etcd", c, &meters).await;
+        let (client, url) = (kubectl_like(&server), server.url(CT));
+        let (creates, gets) = full_stack(&client, &url, "etcd", c, &meters).await;
         rows.push(Row {
             backend: "etcd",
             op: "create",
@@ -137,7 +138,8 @@ pub async fn crud_and_fields(sections: &Sections) -> Measured {
         });
     }
     if sections.crud {
-        let goals = rounds::run(&server, "etcd server", "etcd", &etcd.endpoint).await;
+        let (client, url) = (kubectl_like(&server), server.url(CT));
+        let goals = rounds::run(&client, &url, "etcd server", "etcd", &etcd.endpoint).await;
         measured.goals.extend(goals);
     }
     if sections.fields {
@@ -150,7 +152,8 @@ pub async fn crud_and_fields(sections: &Sections) -> Measured {
     let store = EmbeddedStore::open(dir.path()).unwrap();
     for c in CONCURRENCY.into_iter().filter(|_| sections.crud) {
         let (raw_creates, raw_gets) = raw_embedded(store.clone(), c).await;
-        let (creates, gets) = full_stack(&server, "emb", c, &meters).await;
+        let (client, url) = (kubectl_like(&server), server.url(CT));
+        let (creates, gets) = full_stack(&client, &url, "emb", c, &meters).await;
         rows.push(Row {
             backend: "embedded",
             op: "create",
@@ -170,7 +173,8 @@ pub async fn crud_and_fields(sections: &Sections) -> Measured {
     }
     if sections.crud {
         // Against raw etcd, which is still running: the goals are ratios to it.
-        let goals = rounds::run(&server, "embedded server", "emb", &etcd.endpoint).await;
+        let (client, url) = (kubectl_like(&server), server.url(CT));
+        let goals = rounds::run(&client, &url, "embedded server", "emb", &etcd.endpoint).await;
         measured.goals.extend(goals);
     }
     if sections.fields {
@@ -179,23 +183,21 @@ pub async fn crud_and_fields(sections: &Sections) -> Measured {
     measured
 }
 
-/// Full-stack creates and GETs through HTTPS against one server.
-async fn full_stack(
-    server: &common::Server,
+/// Full-stack creates and GETs through HTTPS against the collection at `url`.
+pub async fn full_stack(
+    client: &reqwest::Client,
+    url: &str,
     tag: &str,
     concurrency: usize,
     meters: &Meters,
 ) -> (Cell, Cell) {
-    let (client, url) = (kubectl_like(server), server.url(CT));
-    let created = meters
-        .measure(creates(&client, &url, tag, concurrency))
-        .await;
-    let got = meters.measure(gets(&client, &url, tag, concurrency)).await;
+    let created = meters.measure(creates(client, url, tag, concurrency)).await;
+    let got = meters.measure(gets(client, url, tag, concurrency)).await;
     (Cell::from(created), Cell::from(got))
 }
 
 /// Raw etcd puts and ranges of the same value size.
-async fn raw_etcd(endpoint: &str, concurrency: usize, meters: &Meters) -> (Cell, Cell) {
+pub async fn raw_etcd(endpoint: &str, concurrency: usize, meters: &Meters) -> (Cell, Cell) {
     let client = etcd_client::Client::connect([endpoint], None)
         .await
         .unwrap();

@@ -46,6 +46,9 @@ fn figure(value: f64) -> String {
 pub fn print(rows: &[Row], machine: &str) {
     println!();
     println!("{machine}");
+    if rows.is_empty() {
+        return;
+    }
     println!();
     println!("| backend  | measurement | concurrency / watchers | full stack | raw etcd | ratio |");
     println!("|----------|-------------|-----------------------:|-----------:|---------:|------:|");

@@ -6,7 +6,6 @@
 //! as about the server; back-to-back pairs see the same machine.
 
 use crate::crud::{creates, gets, raw_puts, raw_ranges};
-use crate::{CT, kubectl_like};
 
 /// One goal's rounds: (full stack ops/s, raw etcd ops/s) per round.
 pub struct Goal {
@@ -49,11 +48,13 @@ struct Pairing {
     want: f64,
 }
 
-/// The goals on the server of `backend`: creates at 64 (≥ 0.8 × raw puts) and GETs at
-/// 16 and 64 (≥ 1.0 × raw ranges). The GETs read the objects the crud section's cells
-/// created under `tag`, and the raw ranges the keys its raw etcd cells put.
+/// The goals on the server of `backend`, whose collection is at `url`: creates at 64
+/// (≥ 0.8 × raw puts) and GETs at 16 and 64 (≥ 1.0 × raw ranges). The GETs read the
+/// objects the crud cells created under `tag`, and the raw ranges the keys its raw etcd
+/// cells put.
 pub async fn run(
-    server: &crate::common::Server,
+    client: &reqwest::Client,
+    url: &str,
     backend: &str,
     tag: &str,
     endpoint: &str,
@@ -61,7 +62,6 @@ pub async fn run(
     let etcd = etcd_client::Client::connect([endpoint], None)
         .await
         .unwrap();
-    let client = kubectl_like(server);
     let pairings = [
         Pairing {
             op: Op::Create,
@@ -90,7 +90,7 @@ pub async fn run(
     for round in 0..rounds() {
         for (p, goal) in pairings.iter().zip(&mut goals) {
             let raw = raw(&etcd, p.op, p.concurrency).await;
-            let full = full(&client, server, tag, p.op, p.concurrency, round).await;
+            let full = full(client, url, tag, p.op, p.concurrency, round).await;
             goal.rounds.push((full, raw));
         }
     }
@@ -119,16 +119,15 @@ async fn raw(etcd: &etcd_client::Client, op: Op, concurrency: usize) -> f64 {
 /// the crud section's cells created under `tag`).
 async fn full(
     client: &reqwest::Client,
-    server: &crate::common::Server,
+    url: &str,
     tag: &str,
     op: Op,
     concurrency: usize,
     round: usize,
 ) -> f64 {
-    let url = server.url(CT);
     let counts = match op {
-        Op::Create => creates(client, &url, &format!("{tag}-round{round}"), concurrency).await,
-        Op::Get => gets(client, &url, tag, concurrency).await,
+        Op::Create => creates(client, url, &format!("{tag}-round{round}"), concurrency).await,
+        Op::Get => gets(client, url, tag, concurrency).await,
     };
     counts.per_sec()
 }
