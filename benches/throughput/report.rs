@@ -31,7 +31,7 @@ impl Row {
 }
 
 /// Figures at a precision that suits their size.
-fn figure(value: f64) -> String {
+pub fn figure(value: f64) -> String {
     if value.is_nan() {
         "–".into()
     } else if value == 0.0 || value.abs() >= 100.0 {

@@ -1,16 +1,33 @@
 //! The rate goals measured in alternation: each goal's full-stack cell and its raw etcd
 //! baseline run back to back, `BENCH_ROUNDS` times (default 3), and the goal is judged
-//! on the median of the rounds' ratios. This machine's speed drifts by tens of percent
+//! on the median of the rounds' ratios (the watch section judges its latency goal alike). This machine's speed drifts by tens of percent
 //! over minutes, so a ratio of two cells measured minutes apart (the embedded server's
 //! creates against the raw etcd puts of the etcd section) says as much about the drift
 //! as about the server; back-to-back pairs see the same machine.
 
 use crate::crud::{creates, gets, raw_puts, raw_ranges};
+use crate::report::figure;
 
-/// One goal's rounds: (full stack ops/s, raw etcd ops/s) per round.
+/// What a goal asks of the median of its rounds' ratios.
+#[derive(Clone, Copy)]
+pub enum Want {
+    AtLeast(f64),
+    AtMost(f64),
+}
+
+impl std::fmt::Display for Want {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Want::AtLeast(ratio) => write!(f, "≥ {ratio:.1}"),
+            Want::AtMost(ratio) => write!(f, "≤ {ratio:.1}"),
+        }
+    }
+}
+
+/// One goal's rounds: (full stack, raw etcd) per round.
 pub struct Goal {
     pub name: String,
-    pub want: f64,
+    pub want: Want,
     pub rounds: Vec<(f64, f64)>,
 }
 
@@ -27,7 +44,7 @@ impl Goal {
     }
 }
 
-fn rounds() -> usize {
+pub fn rounds() -> usize {
     std::env::var("BENCH_ROUNDS")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -45,7 +62,7 @@ enum Op {
 struct Pairing {
     op: Op,
     concurrency: usize,
-    want: f64,
+    want: Want,
 }
 
 /// The goals on the server of `backend`, whose collection is at `url`: creates at 64
@@ -66,17 +83,17 @@ pub async fn run(
         Pairing {
             op: Op::Create,
             concurrency: 64,
-            want: 0.8,
+            want: Want::AtLeast(0.8),
         },
         Pairing {
             op: Op::Get,
             concurrency: 16,
-            want: 1.0,
+            want: Want::AtLeast(1.0),
         },
         Pairing {
             op: Op::Get,
             concurrency: 64,
-            want: 1.0,
+            want: Want::AtLeast(1.0),
         },
     ];
     let mut goals: Vec<Goal> = pairings
@@ -132,10 +149,11 @@ async fn full(
     counts.per_sec()
 }
 
-pub fn print(goals: &[Goal]) {
+/// The goals' rounds under `title`.
+pub fn print(title: &str, goals: &[Goal]) {
     let n = goals.iter().map(|g| g.rounds.len()).max().unwrap_or(0);
     println!();
-    println!("Rate goals, each round's full-stack cell right after its raw etcd cell:");
+    println!("{title}");
     println!();
     let heads: Vec<String> = (1..=n).map(|r| format!(" round {r} |")).collect();
     println!("| goal | want |{} median |", heads.concat());
@@ -144,10 +162,10 @@ pub fn print(goals: &[Goal]) {
         let cells: Vec<String> = g
             .rounds
             .iter()
-            .map(|(f, r)| format!(" {f:.0} / {r:.0} = {:.2} |", f / r))
+            .map(|(f, r)| format!(" {} / {} = {:.2} |", figure(*f), figure(*r), f / r))
             .collect();
         println!(
-            "| {} | ≥ {:.1} |{} {:.2} |",
+            "| {} | {} |{} {:.2} |",
             g.name,
             g.want,
             cells.concat(),
