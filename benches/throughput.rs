@@ -20,9 +20,8 @@
 //! sections, comma-separated from `crud,fields,list,memory,startup,watch` (default all),
 //! e.g. `BENCH_SECONDS=2 BENCH_ONLY=list cargo bench --bench throughput`; `reference`
 //! (only when picked) runs the crud cells and the goals' rounds against kube's own CRD
-//! server, started beforehand (`reference.rs`). Creates, GETs
-//! and the stored collection's creates go over h2, as kubectl's do; `BENCH_HTTP1=1`
-//! makes them HTTP/1.1.
+//! server, started beforehand (`reference.rs`). Creates, GETs and the stored
+//! collection's creates go over h2, as kubectl's do; `BENCH_HTTP1=1` makes them HTTP/1.1.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a harness fails loudly
 

@@ -1,9 +1,10 @@
 //! The rate goals measured in alternation: each goal's full-stack cell and its raw etcd
 //! baseline run back to back, `BENCH_ROUNDS` times (default 3), and the goal is judged
-//! on the median of the rounds' ratios (the watch section judges its latency goal alike). This machine's speed drifts by tens of percent
-//! over minutes, so a ratio of two cells measured minutes apart (the embedded server's
-//! creates against the raw etcd puts of the etcd section) says as much about the drift
-//! as about the server; back-to-back pairs see the same machine.
+//! on the median of the rounds' ratios (the watch section judges its latency goal
+//! alike). This machine's speed drifts by tens of percent over minutes, so a ratio of
+//! two cells measured minutes apart (the embedded server's creates against the raw etcd
+//! puts of the etcd section) says as much about the drift as about the server;
+//! back-to-back pairs see the same machine.
 
 use crate::crud::{creates, gets, raw_puts, raw_ranges};
 use crate::report::figure;
