@@ -207,7 +207,12 @@ pub fn kubectl_like(server: &common::Server) -> reqwest::Client {
     if std::env::var("BENCH_HTTP1").is_ok() {
         return server.client();
     }
-    let mut tls = common::tls_config(&server.pki, Some(("admin.crt", "admin.key")));
+    h2_client(&server.pki)
+}
+
+/// An h2 client trusting `pki`'s `serving-ca.crt`, with its `admin.crt` and `admin.key`.
+pub fn h2_client(pki: &std::path::Path) -> reqwest::Client {
+    let mut tls = common::tls_config(pki, Some(("admin.crt", "admin.key")));
     tls.alpn_protocols = vec![b"h2".to_vec()];
     reqwest::Client::builder()
         .use_preconfigured_tls(tls)

@@ -37,6 +37,26 @@ pub struct Row {
     pub raw_etcd: Option<Cell>,
 }
 
+impl Row {
+    /// The create and GET rows of one concurrency, against raw etcd's puts and ranges.
+    pub fn against_etcd(
+        backend: &'static str,
+        concurrency: usize,
+        (creates, gets): (Cell, Cell),
+        (puts, ranges): (Cell, Cell),
+    ) -> [Row; 2] {
+        let row = |op, full, raw: Cell| Row {
+            backend,
+            op,
+            concurrency,
+            raw: raw.per_sec,
+            full,
+            raw_etcd: Some(raw),
+        };
+        [row("create", creates, puts), row("get", gets, ranges)]
+    }
+}
+
 pub fn print(rows: &[Row]) {
     println!();
     println!("| backend  | operation | concurrency | full stack ops/s | raw store ops/s | ratio |");
@@ -120,22 +140,12 @@ pub async fn crud_and_fields(sections: &Sections) -> Measured {
         let (raw_puts, raw_gets) = raw_etcd(&etcd.endpoint, c, &meters).await;
         let (client, url) = (kubectl_like(&server), server.url(CT));
         let (creates, gets) = full_stack(&client, &url, "etcd", c, &meters).await;
-        rows.push(Row {
-            backend: "etcd",
-            op: "create",
-            concurrency: c,
-            raw: raw_puts.per_sec,
-            full: creates,
-            raw_etcd: Some(raw_puts),
-        });
-        rows.push(Row {
-            backend: "etcd",
-            op: "get",
-            concurrency: c,
-            raw: raw_gets.per_sec,
-            full: gets,
-            raw_etcd: Some(raw_gets),
-        });
+        rows.extend(Row::against_etcd(
+            "etcd",
+            c,
+            (creates, gets),
+            (raw_puts, raw_gets),
+        ));
     }
     if sections.crud {
         let (client, url) = (kubectl_like(&server), server.url(CT));

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use crate::crud::{Row, full_stack, raw_etcd};
 use crate::meters::Meters;
 use crate::rounds::{self, Goal};
-use crate::{CONCURRENCY, CT, common};
+use crate::{CONCURRENCY, CT, common, h2_client};
 
 /// Where the reference server, its etcd and its certificates are.
 struct Reference {
@@ -49,22 +49,13 @@ impl Reference {
             pids: (pid("apiext"), pid("etcd")),
         }
     }
-
-    /// A client speaking h2 with the admin certificate, as `kubectl_like`'s.
-    fn client(&self) -> reqwest::Client {
-        let mut tls = common::tls_config(&self.pki, Some(("admin.crt", "admin.key")));
-        tls.alpn_protocols = vec![b"h2".to_vec()];
-        reqwest::Client::builder()
-            .use_preconfigured_tls(tls)
-            .build()
-            .unwrap()
-    }
 }
 
 /// The crud rows and the goals' rounds of the reference server.
 pub async fn run() -> (Vec<Row>, Vec<Goal>) {
     let reference = Reference::from_env();
-    let client = reference.client();
+    // h2 with the admin certificate, as `kubectl_like`'s.
+    let client = h2_client(&reference.pki);
     define_crontab(&client, &reference.url).await;
     let url = format!("{}{CT}", reference.url);
     let meters = Meters::new(reference.pids.0, reference.pids.1);
@@ -74,22 +65,12 @@ pub async fn run() -> (Vec<Row>, Vec<Goal>) {
     for c in CONCURRENCY {
         let (raw_puts, raw_gets) = raw_etcd(&reference.etcd, c, &meters).await;
         let (creates, gets) = full_stack(&client, &url, &tag, c, &meters).await;
-        rows.push(Row {
-            backend: "kube",
-            op: "create",
-            concurrency: c,
-            raw: raw_puts.per_sec,
-            full: creates,
-            raw_etcd: Some(raw_puts),
-        });
-        rows.push(Row {
-            backend: "kube",
-            op: "get",
-            concurrency: c,
-            raw: raw_gets.per_sec,
-            full: gets,
-            raw_etcd: Some(raw_gets),
-        });
+        rows.extend(Row::against_etcd(
+            "kube",
+            c,
+            (creates, gets),
+            (raw_puts, raw_gets),
+        ));
     }
     let goals = rounds::run(&client, &url, "kube's server", &tag, &reference.etcd).await;
     (rows, goals)
