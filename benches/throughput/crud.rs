@@ -55,6 +55,27 @@ impl Row {
         };
         [row("create", creates, puts), row("get", gets, ranges)]
     }
+
+    /// The embedded server's create and GET rows of one concurrency, against the embedded
+    /// store's own creates and gets per second, called in this process.
+    pub fn against_embedded(
+        concurrency: usize,
+        (creates, gets): (Cell, Cell),
+        (raw_creates, raw_gets): (f64, f64),
+    ) -> [Row; 2] {
+        let row = |op, full, raw| Row {
+            backend: "embedded",
+            op,
+            concurrency,
+            raw,
+            full,
+            raw_etcd: None,
+        };
+        [
+            row("create", creates, raw_creates),
+            row("get", gets, raw_gets),
+        ]
+    }
 }
 
 pub fn print(rows: &[Row]) {
@@ -136,9 +157,9 @@ pub async fn crud_and_fields(sections: &Sections) -> Measured {
     let etcd = etcd::Etcd::start_durable();
     let server = common::Server::start_with(&["--etcd-servers", &etcd.endpoint]);
     let meters = Meters::new(Some(server.pid()), Some(etcd.pid()));
+    let (client, url) = (kubectl_like(&server), server.url(CT));
     for c in CONCURRENCY.into_iter().filter(|_| sections.crud) {
         let (raw_puts, raw_gets) = raw_etcd(&etcd.endpoint, c, &meters).await;
-        let (client, url) = (kubectl_like(&server), server.url(CT));
         let (creates, gets) = full_stack(&client, &url, "etcd", c, &meters).await;
         rows.extend(Row::against_etcd(
             "etcd",
@@ -148,7 +169,6 @@ pub async fn crud_and_fields(sections: &Sections) -> Measured {
         ));
     }
     if sections.crud {
-        let (client, url) = (kubectl_like(&server), server.url(CT));
         let goals = rounds::run(&client, &url, "etcd server", "etcd", &etcd.endpoint).await;
         measured.goals.extend(goals);
     }
@@ -160,30 +180,18 @@ pub async fn crud_and_fields(sections: &Sections) -> Measured {
     let meters = Meters::new(Some(server.pid()), None);
     let dir = tempfile::tempdir().unwrap();
     let store = EmbeddedStore::open(dir.path()).unwrap();
+    let (client, url) = (kubectl_like(&server), server.url(CT));
     for c in CONCURRENCY.into_iter().filter(|_| sections.crud) {
         let (raw_creates, raw_gets) = raw_embedded(store.clone(), c).await;
-        let (client, url) = (kubectl_like(&server), server.url(CT));
         let (creates, gets) = full_stack(&client, &url, "emb", c, &meters).await;
-        rows.push(Row {
-            backend: "embedded",
-            op: "create",
-            concurrency: c,
-            full: creates,
-            raw: raw_creates,
-            raw_etcd: None,
-        });
-        rows.push(Row {
-            backend: "embedded",
-            op: "get",
-            concurrency: c,
-            full: gets,
-            raw: raw_gets,
-            raw_etcd: None,
-        });
+        rows.extend(Row::against_embedded(
+            c,
+            (creates, gets),
+            (raw_creates, raw_gets),
+        ));
     }
     if sections.crud {
         // Against raw etcd, which is still running: the goals are ratios to it.
-        let (client, url) = (kubectl_like(&server), server.url(CT));
         let goals = rounds::run(&client, &url, "embedded server", "emb", &etcd.endpoint).await;
         measured.goals.extend(goals);
     }

@@ -219,12 +219,6 @@ pub trait Store: Send + Sync + 'static {
     /// The latest revision.
     async fn current_revision(&self) -> Result<Revision>;
 
-    /// Whether [`Store::current_revision`] answers from this process's memory, with no
-    /// round trip: consistent reads then ask it each, rather than share one call.
-    fn current_revision_in_memory(&self) -> bool {
-        false
-    }
-
     /// Forgets history before `revision` (reads at `revision` still work).
     async fn compact(&self, revision: Revision) -> Result<()>;
 

@@ -5,9 +5,9 @@
 //! Reads, as kube's consistent reads from cache (KEP-2340):
 //! - a read at revision 0 with `not_older_than` (kube's `resourceVersion=0` and
 //!   `NotOlderThan`) is answered as soon as the cache has that revision;
-//! - a consistent read asks the store for its current revision (one round trip shared by
-//!   every read that arrived before it started, see [`gate`]; a plain load when the store
-//!   has it in memory), waits for the cache to apply it, and reads memory; after
+//! - a consistent read asks the store for its current revision (etcd shares one round
+//!   trip among the reads that arrived before it started; the embedded store loads it
+//!   from memory), waits for the cache to apply it, and reads memory; after
 //!   [`CONSISTENT_WAIT`] it reads the store instead;
 //! - a read at a fixed revision (a continue token) is answered from memory when nothing in
 //!   the resource changed since that revision, else by the store (the tokens are the same).
@@ -15,7 +15,6 @@
 //! Writes go to the store; the cache learns them from its watch, as kube's does.
 
 mod cacher;
-mod gate;
 mod read;
 #[cfg(test)]
 mod tests;
@@ -29,7 +28,6 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 
 pub use self::cacher::Cacher;
-use self::gate::RevisionGate;
 use super::{KeyValue, RangeRequest, RangeResult, Result, Revision, Store, WatchStream};
 
 /// How long a consistent read waits for the cache before reading the store (kube's
@@ -57,7 +55,6 @@ pub struct CachedStore {
     inner: Arc<dyn Store>,
     /// The caches by resource prefix.
     cachers: BTreeMap<String, Arc<Cacher>>,
-    gate: RevisionGate,
     metrics: CacheMetrics,
 }
 
@@ -81,7 +78,6 @@ impl CachedStore {
         Arc::new(CachedStore {
             inner,
             cachers,
-            gate: RevisionGate::default(),
             metrics,
         })
     }
@@ -121,13 +117,9 @@ impl CachedStore {
         key.starts_with(prefix.as_str()).then_some(cacher)
     }
 
-    /// The revision a consistent read must see: the store's current one (through the
-    /// gate, which shares one round trip among reads, unless it is a memory load).
+    /// The revision a consistent read must see: the store's current one.
     async fn consistent_revision(&self) -> Result<Revision> {
-        if self.inner.current_revision_in_memory() {
-            return self.inner.current_revision().await;
-        }
-        self.gate.current(self.inner.as_ref()).await
+        self.inner.current_revision().await
     }
 
     fn counter(family: &PerResource, cacher: &Cacher) -> Counter {
@@ -239,10 +231,6 @@ impl Store for CachedStore {
 
     async fn current_revision(&self) -> Result<Revision> {
         self.inner.current_revision().await
-    }
-
-    fn current_revision_in_memory(&self) -> bool {
-        self.inner.current_revision_in_memory()
     }
 
     async fn compact(&self, revision: Revision) -> Result<()> {

@@ -218,10 +218,6 @@ impl Store for EmbeddedStore {
         Ok(self.shared.committed.load(Ordering::Acquire))
     }
 
-    fn current_revision_in_memory(&self) -> bool {
-        true
-    }
-
     async fn compact(&self, revision: Revision) -> Result<()> {
         // In bounded steps, each its own transaction, so writes queued meanwhile commit
         // between them instead of waiting for the whole history to be pruned.

@@ -8,6 +8,8 @@
 //! - `kv`: get and range (limit, fixed read revision), and create / update / delete as
 //!   transactions comparing `create_revision` / `mod_revision`.
 //! - `compaction`: compact, and finding the compacted revision etcd does not report.
+//! - `gate`: the current revision, one fetch shared by the callers that arrived before it
+//!   started (consistent reads ask it for every request).
 //! - `watch`: watch streams that survive etcd restarts.
 //! - `errors`: every etcd error and timeout into one [`StorageError`].
 //!
@@ -30,6 +32,7 @@
 mod compaction;
 mod connect;
 mod errors;
+mod gate;
 mod kv;
 mod watch;
 
@@ -41,6 +44,7 @@ use std::time::Duration;
 use etcd_client::{KvClient, WatchClient};
 
 use self::errors::call_plain;
+use self::gate::RevisionGate;
 use super::{
     KeyValue, RangeRequest, RangeResult, Result, Revision, StorageError, Store, WatchStream,
 };
@@ -99,6 +103,8 @@ struct Shared {
 /// The etcd [`Store`]. Dropping it ends its watch streams.
 pub struct EtcdStore {
     shared: Arc<Shared>,
+    /// Shares one revision fetch among the callers of `current_revision`.
+    gate: RevisionGate,
     /// Dropped with the store; watch streams wait on it.
     closed: tokio::sync::watch::Sender<()>,
     endpoints: Vec<String>,
@@ -134,6 +140,7 @@ impl EtcdStore {
         let (closed, _) = tokio::sync::watch::channel(());
         Ok(Arc::new(EtcdStore {
             shared: Arc::new(shared),
+            gate: RevisionGate::default(),
             closed,
             endpoints: config.endpoints,
         }))
@@ -227,7 +234,7 @@ impl Store for EtcdStore {
     }
 
     async fn current_revision(&self) -> Result<Revision> {
-        self.shared.current_revision().await
+        self.gate.current(|| self.shared.current_revision()).await
     }
 
     async fn compact(&self, revision: Revision) -> Result<()> {

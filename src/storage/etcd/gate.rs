@@ -1,14 +1,14 @@
-//! The store's current revision for consistent reads, one round trip for a crowd: a read
-//! may use a revision fetched by a request that *started after the read arrived* (so the
-//! revision is at least the store's revision at the read's arrival, which is what makes
-//! the read linearizable), and every read that arrived while one fetch was in flight
-//! shares the next one. Before a fetch starts, the runtime runs the other ready tasks
+//! etcd's current revision, one round trip for a crowd (consistent reads ask it for every
+//! request): a caller may use a revision fetched by a request that *started after the
+//! caller arrived* (so the revision is at least etcd's revision at the arrival, which is
+//! what makes a read at it linearizable), and every caller that arrived while one fetch
+//! was in flight shares the next one. Before a fetch starts, the runtime runs the other ready tasks
 //! while reads keep arriving (`gather`), so that the reads already being handled join it
 //! rather than wait for the next one.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::storage::{Result, Revision, Store};
+use crate::storage::{Result, Revision};
 
 /// At most this many yields to the runtime before a fetch. Full-stack etcd-backed GETs
 /// at 16, medians of 7 alternated runs, done twice: 5 and 7 % more GETs/s, and 14 % less
@@ -30,13 +30,9 @@ pub(super) struct RevisionGate {
 }
 
 impl RevisionGate {
-    /// A revision no older than the store's current revision at the time of this call.
-    pub async fn current(&self, store: &dyn Store) -> Result<Revision> {
-        self.current_with(|| store.current_revision()).await
-    }
-
-    /// [`RevisionGate::current`] with `fetch` asking for the current revision.
-    async fn current_with<F, Fut>(&self, fetch: F) -> Result<Revision>
+    /// A revision no older than the current revision at the time of this call, from
+    /// `fetch` (which asks for the current revision) or from a fetch that started later.
+    pub(super) async fn current<F, Fut>(&self, fetch: F) -> Result<Revision>
     where
         F: FnOnce() -> Fut,
         Fut: std::future::Future<Output = Result<Revision>>,
@@ -76,6 +72,7 @@ mod tests {
     use std::sync::atomic::AtomicU64;
 
     use super::*;
+    use crate::storage::Store;
     use crate::storage::embedded::EmbeddedStore;
 
     #[tokio::test]
@@ -83,10 +80,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = EmbeddedStore::open(dir.path()).unwrap();
         let gate = RevisionGate::default();
-        let before = gate.current(store.as_ref()).await.unwrap();
+        let before = gate.current(|| store.current_revision()).await.unwrap();
         let written = store.create("/k", b"v".to_vec()).await.unwrap();
         assert!(written > before);
-        assert_eq!(gate.current(store.as_ref()).await.unwrap(), written);
+        assert_eq!(
+            gate.current(|| store.current_revision()).await.unwrap(),
+            written
+        );
     }
 
     #[tokio::test]
@@ -98,7 +98,9 @@ mod tests {
         let reads: Vec<_> = (0..64)
             .map(|_| {
                 let (gate, store) = (gate.clone(), store.clone());
-                tokio::spawn(async move { gate.current(store.as_ref()).await.unwrap() })
+                tokio::spawn(
+                    async move { gate.current(|| store.current_revision()).await.unwrap() },
+                )
             })
             .collect();
         for read in reads {
@@ -122,7 +124,7 @@ mod tests {
                         tokio::task::yield_now().await;
                         Ok(7)
                     };
-                    gate.current_with(fetch).await.unwrap()
+                    gate.current(fetch).await.unwrap()
                 })
             })
             .collect();
@@ -149,7 +151,7 @@ mod tests {
                     let _ = released.await;
                     Ok(seen as Revision)
                 };
-                gate.current_with(fetch).await.unwrap()
+                gate.current(fetch).await.unwrap()
             })
         };
         start.await.unwrap();
@@ -159,7 +161,7 @@ mod tests {
             let (gate, revision) = (gate.clone(), revision.clone());
             tokio::spawn(async move {
                 let fetch = || async { Ok(revision.load(Ordering::SeqCst) as Revision) };
-                gate.current_with(fetch).await.unwrap()
+                gate.current(fetch).await.unwrap()
             })
         };
         tokio::task::yield_now().await;
