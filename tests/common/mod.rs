@@ -79,6 +79,12 @@ impl Server {
             .next()
             .and_then(|a| a.trim().parse().ok())
             .unwrap_or_else(|| panic!("unexpected first line: {line}"));
+        // Clients (kubectl here, scripts elsewhere) use the kubeconfig once they read
+        // the address: dev mode writes it first.
+        assert!(
+            pki.join("kubeconfig").exists(),
+            "the dev kubeconfig is missing when the address is announced"
+        );
         Server {
             child: Some(child),
             addr,
