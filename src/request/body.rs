@@ -138,11 +138,16 @@ pub fn decode_resource(
             (value, found)
         }
         _ => {
-            gojson::check(body, Flavor::V2).map_err(|e| {
-                unrecognized(format!("couldn't get version/kind; json parse error: {e}"))
-            })?;
+            // Go's syntax error, then the apiVersion/kind sniffing, then what only serde
+            // refuses; Go's scan runs only when serde refused (see `gojson::parse_reporting`).
+            let read = gojson::read(body, duplicates);
+            if read.is_err() {
+                gojson::check(body, Flavor::V2).map_err(|e| {
+                    unrecognized(format!("couldn't get version/kind; json parse error: {e}"))
+                })?;
+            }
             gojson::sniff(gojson::members(body)).map_err(unrecognized)?;
-            read_json(body, duplicates, unrecognized)?
+            read.map_err(|e| json_error(e, unrecognized))?
         }
     };
     check_depth(&value, 0)?;
@@ -190,20 +195,16 @@ pub fn parse_json_reporting(
     duplicates: bool,
     other: impl Fn(String) -> ApiError,
 ) -> Result<(Value, Vec<String>), ApiError> {
-    gojson::check(body, flavor).map_err(&other)?;
-    read_json(body, duplicates, other)
+    gojson::parse_reporting(body, flavor, duplicates).map_err(|e| json_error(e, other))
 }
 
-/// The value of a body Go's syntax check accepted, and its duplicates when asked for.
-fn read_json(
-    body: &[u8],
-    duplicates: bool,
-    other: impl Fn(String) -> ApiError,
-) -> Result<(Value, Vec<String>), ApiError> {
-    gojson::read(body, duplicates).map_err(|e| match e {
+/// A JSON body's rejection: Go's syntax error or what only serde refuses, in `other`'s
+/// words, or the nesting limit.
+fn json_error(e: ParseError, other: impl Fn(String) -> ApiError) -> ApiError {
+    match e {
         ParseError::Syntax(text) | ParseError::Other(text) => other(text),
         ParseError::TooDeep => too_deep(),
-    })
+    }
 }
 
 /// The nesting limit applied to an object a patch produced: several JSON patch

@@ -35,8 +35,24 @@ pub enum ParseError {
 /// Parses a body as Go's decoder `flavor` would: its syntax check first, then the value,
 /// invalid UTF-8 inside strings read as U+FFFD per byte as Go does.
 pub fn parse(body: &[u8], flavor: Flavor) -> Result<Value, ParseError> {
-    check(body, flavor).map_err(ParseError::Syntax)?;
-    read(body, false).map(|(value, _)| value)
+    parse_reporting(body, flavor, false).map(|(value, _)| value)
+}
+
+/// [`parse`], with the duplicate fields when `duplicates` is set. The outcome is that of
+/// Go's check followed by [`read`], in the other order: every text serde's grammar
+/// accepts, Go's scanner accepts too (serde refuses more: numbers beyond float64, nesting
+/// past 128), so the scan runs only to word a rejection and an accepted body is not read
+/// twice.
+pub fn parse_reporting(
+    body: &[u8],
+    flavor: Flavor,
+    duplicates: bool,
+) -> Result<(Value, Vec<String>), ParseError> {
+    let read = read(body, duplicates);
+    if read.is_err() {
+        check(body, flavor).map_err(ParseError::Syntax)?;
+    }
+    read
 }
 
 /// Reads a body Go's syntax check already accepted into its value and, when `duplicates`

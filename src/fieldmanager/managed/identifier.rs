@@ -23,12 +23,20 @@ pub fn build_manager_identifier(entry: &ManagedFieldsEntry) -> String {
         ("apiVersion", api_version),
         ("subresource", entry.subresource.as_str()),
     ];
-    let body: Vec<String> = fields
-        .iter()
-        .filter(|(_, v)| !v.is_empty())
-        .map(|(k, v)| format!("\"{k}\":{}", json_string(v)))
-        .collect();
-    format!("{{{}}}", body.join(","))
+    // One buffer: every create and update builds an identifier.
+    let mut out = String::with_capacity(96);
+    out.push('{');
+    for (k, v) in fields.iter().filter(|(_, v)| !v.is_empty()) {
+        if out.len() > 1 {
+            out.push(',');
+        }
+        out.push('"');
+        out.push_str(k);
+        out.push_str("\":");
+        out.push_str(&json_string(v));
+    }
+    out.push('}');
+    out
 }
 
 /// `buildManagerInfoManager.buildManagerInfo`: the identifier of a request's manager

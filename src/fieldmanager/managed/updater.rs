@@ -2,6 +2,8 @@
 //! the time rule (`managedFieldsUpdater`) and the metadata fields no manager may own
 //! (`stripMetaManager`).
 
+use std::sync::LazyLock;
+
 use jiff::Timestamp;
 
 use super::decode::Managed;
@@ -40,8 +42,13 @@ pub fn finish_apply(managed: &mut Managed, manager: &str, changed: bool, now: Ti
 }
 
 /// The fields `stripMetaManager` removes from a manager's set: apiVersion, kind,
-/// metadata itself and its server-owned fields.
-pub fn strip_set() -> Set {
+/// metadata itself and its server-owned fields. Built once: every write strips them.
+pub fn strip_set() -> &'static Set {
+    static STRIP: LazyLock<Set> = LazyLock::new(build_strip_set);
+    &STRIP
+}
+
+fn build_strip_set() -> Set {
     let mut s = Set::new();
     for top in ["apiVersion", "kind", "metadata"] {
         s.insert(&[PathElement::field(top)]);
@@ -68,7 +75,7 @@ pub fn strip_fields(managed: &mut Managed, manager: &str) {
     let Some(vs) = managed.fields.get(manager) else {
         return;
     };
-    let stripped = vs.set.difference(&strip_set());
+    let stripped = vs.set.difference(strip_set());
     if stripped.is_empty() {
         managed.fields.remove(manager);
     } else {

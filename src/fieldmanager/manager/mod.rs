@@ -78,8 +78,7 @@ impl FieldManager<'_> {
     fn updater(&self) -> Updater<'_> {
         let mut updater = Updater::new(self.converter);
         for (version, exclude) in self.reset_fields {
-            let exclude: Set = exclude.clone();
-            let filter: Filter = Box::new(move |s: &Set| s.recursive_difference(&exclude));
+            let filter: Filter = Box::new(move |s: &Set| s.recursive_difference(exclude));
             updater.ignore.insert(version.clone(), filter);
         }
         updater

@@ -39,8 +39,9 @@ pub trait Converter {
 
 /// A filter applied to the fields recorded for a version: what a manager may own
 /// there (kube's reset fields: `.status` for the main resource, all but `.status` for
-/// the status subresource).
-pub type Filter = Box<dyn Fn(&Set) -> Set + Send + Sync>;
+/// the status subresource). It may borrow the sets it filters with, which are derived
+/// once per served resource.
+pub type Filter<'c> = Box<dyn Fn(&Set) -> Set + Send + Sync + 'c>;
 
 /// Why an update or apply failed.
 #[derive(Debug)]
@@ -66,7 +67,7 @@ impl std::error::Error for Error {}
 pub struct Updater<'c> {
     pub converter: &'c dyn Converter,
     /// Per version, the filter of fields managers may own (`IgnoreFilter`).
-    pub ignore: BTreeMap<String, Filter>,
+    pub ignore: BTreeMap<String, Filter<'c>>,
     /// Return the merged object even when an apply changes nothing (otherwise `None`).
     pub return_input_on_noop: bool,
 }

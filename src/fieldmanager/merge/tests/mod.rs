@@ -130,7 +130,7 @@ fn expected_managers(v: &Value) -> ManagedFields {
     out
 }
 
-fn exclude(set: Set) -> Filter {
+fn exclude(set: Set) -> Filter<'static> {
     Box::new(move |s: &Set| s.recursive_difference(&set))
 }
 
