@@ -32,8 +32,8 @@ pub enum ParseError {
     Other(String),
 }
 
-/// Parses a body as Go's decoder `flavor` would: its syntax check first, then the value,
-/// invalid UTF-8 inside strings read as U+FFFD per byte as Go does.
+/// Parses a body as Go's decoder `flavor` would: Go's syntax error when it has one, else
+/// the value, invalid UTF-8 inside strings read as U+FFFD per byte as Go does.
 pub fn parse(body: &[u8], flavor: Flavor) -> Result<Value, ParseError> {
     parse_reporting(body, flavor, false).map(|(value, _)| value)
 }
@@ -55,8 +55,9 @@ pub fn parse_reporting(
     read
 }
 
-/// Reads a body Go's syntax check already accepted into its value and, when `duplicates`
-/// is set, the strict decoder's duplicate fields, found in the same pass.
+/// Reads a body into its value and, when `duplicates` is set, the strict decoder's
+/// duplicate fields, found in the same pass. Its errors are serde's: a rejection is worded
+/// by Go's syntax check first when that fails too ([`parse_reporting`]).
 pub fn read(body: &[u8], duplicates: bool) -> Result<(Value, Vec<String>), ParseError> {
     read_as_go(body, |text| json::decode(text, duplicates)).map_err(|e| match e.to_string() {
         text if text.starts_with("recursion limit exceeded") => ParseError::TooDeep,
@@ -64,9 +65,8 @@ pub fn read(body: &[u8], duplicates: bool) -> Result<(Value, Vec<String>), Parse
     })
 }
 
-/// Runs a serde reading of a body Go's check accepted on the text Go decodes: invalid
-/// UTF-8 as U+FFFD per byte, and (when serde refuses them) lone surrogate escapes as
-/// U+FFFD too.
+/// Runs a serde reading of a body on the text Go decodes: invalid UTF-8 as U+FFFD per
+/// byte, and (when serde refuses them) lone surrogate escapes as U+FFFD too.
 fn read_as_go<T>(
     body: &[u8],
     read: impl Fn(&str) -> Result<T, serde_json::Error>,
