@@ -15,10 +15,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
-use bytes::{Bytes, BytesMut};
-use http::{Method, Request, Response};
+use http::Response;
 use http_body_util::BodyExt;
-use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
 use rustls::pki_types::CertificateDer;
@@ -27,9 +25,8 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 use tokio_rustls::server::TlsStream;
 
-use crate::error::ApiError;
-use crate::handlers::{self, AppState};
-use crate::request::body::MAX_BODY_BYTES;
+use crate::handlers::AppState;
+use crate::server::exchange;
 use crate::server::slots::Slots;
 
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
@@ -69,7 +66,7 @@ pub async fn serve(tls: TlsStream<TcpStream>, peer: SocketAddr, shared: Shared) 
         async move {
             // Boxed: hyper moves each stream's future several times while it spawns its
             // task, and the pipeline's state machine is 8 KiB (this one is 312 bytes).
-            let resp = Box::pin(handle(state, &certs, req)).await;
+            let resp = Box::pin(exchange::handle(state, &certs, req)).await;
             drop(handling);
             Ok::<_, Infallible>(in_flight.hold_until_sent(resp))
         }
@@ -242,85 +239,6 @@ impl Drop for InFlight {
     fn drop(&mut self) {
         self.0.send_modify(|n| *n = n.saturating_sub(1));
     }
-}
-
-/// One HTTP request: body read within the limit and the request timeout, then the
-/// handler pipeline.
-async fn handle(
-    state: Arc<AppState>,
-    certs: &[CertificateDer<'static>],
-    req: Request<Incoming>,
-) -> Response<Body> {
-    // The deadline runs from the request head, as kube's timeout filter: the body is only
-    // read after authorization, but a client cannot stretch it past the request timeout.
-    let deadline = Instant::now() + state.request_timeout;
-    let (parts, body) = req.into_parts();
-    let body = read_body_by(deadline, parts.method.clone(), body);
-    let path = parts.uri.path().to_string();
-    let query = parts.uri.query().unwrap_or_default().to_string();
-    let method = parts.method.clone();
-    let resp = handlers::serve(
-        &state,
-        parts.method,
-        &path,
-        &query,
-        parts.headers,
-        body,
-        certs,
-    )
-    .await
-    .into_response();
-    super::head::answer(&method, resp)
-}
-
-/// kube's text when a request outlives `--request-timeout`.
-pub const REQUEST_TIMEOUT_MESSAGE: &str =
-    "Timeout: request did not complete within the allotted timeout";
-
-async fn read_body_by(
-    deadline: Instant,
-    method: Method,
-    body: Incoming,
-) -> Result<Bytes, ApiError> {
-    tokio::time::timeout_at(deadline, read_body(method, body))
-        .await
-        .unwrap_or_else(|_| Err(ApiError::Timeout(REQUEST_TIMEOUT_MESSAGE.into())))
-}
-
-/// Bodies over the limit are still read (and dropped) up to this size, so the client
-/// receives the 413 instead of a reset connection.
-const DRAIN_LIMIT: usize = 16 * 1024 * 1024;
-
-async fn read_body(method: Method, body: Incoming) -> Result<Bytes, ApiError> {
-    if !matches!(
-        method,
-        Method::POST | Method::PUT | Method::PATCH | Method::DELETE
-    ) {
-        return Ok(Bytes::new());
-    }
-    let mut body = body;
-    let mut buf = BytesMut::new();
-    let mut seen = 0usize;
-    while let Some(frame) = body.frame().await {
-        let frame = frame
-            .map_err(|e| ApiError::BadRequest(format!("error reading the request body: {e}")))?;
-        let Ok(data) = frame.into_data() else {
-            continue;
-        };
-        seen += data.len();
-        if seen > DRAIN_LIMIT {
-            break;
-        }
-        if seen <= MAX_BODY_BYTES {
-            buf.extend_from_slice(&data);
-        }
-    }
-    if seen > MAX_BODY_BYTES {
-        return Err(ApiError::RequestEntityTooLarge(format!(
-            "Request entity too large: limit is {MAX_BODY_BYTES}"
-        )));
-    }
-    Ok(buf.freeze())
 }
 
 #[cfg(test)]
