@@ -5,3 +5,4 @@ pub mod catalog;
 pub mod check;
 pub mod load;
 pub mod openapi;
+pub mod priority;
