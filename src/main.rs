@@ -36,16 +36,18 @@ async fn main() {
     let result = run::run(flags, |addr| {
         // The kubeconfig exists before the address is announced: scripts and tests run
         // kubectl as soon as they read that line.
-        let written = dev_pki.as_ref().map(|pki| pki.write_kubeconfig(addr));
+        let written = dev_pki
+            .as_ref()
+            .map(|pki| (pki, pki.write_kubeconfig(addr)));
         // The first stdout line names the address, so scripts and tests can use port 0.
         println!("crd-apiserver listening on https://{addr}");
-        match (&dev_pki, written) {
-            (Some(pki), Some(Ok(()))) => println!(
+        match written {
+            Some((pki, Ok(()))) => println!(
                 "dev mode: try\n  kubectl --kubeconfig {} get crontabs",
                 pki.kubeconfig.display()
             ),
-            (_, Some(Err(e))) => eprintln!("crd-apiserver: writing the dev kubeconfig: {e}"),
-            _ => {}
+            Some((_, Err(e))) => eprintln!("crd-apiserver: writing the dev kubeconfig: {e}"),
+            None => {}
         }
     })
     .await;

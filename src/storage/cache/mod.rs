@@ -117,11 +117,6 @@ impl CachedStore {
         key.starts_with(prefix.as_str()).then_some(cacher)
     }
 
-    /// The revision a consistent read must see: the store's current one.
-    async fn consistent_revision(&self) -> Result<Revision> {
-        self.inner.current_revision().await
-    }
-
     fn counter(family: &PerResource, cacher: &Cacher) -> Counter {
         family
             .get_or_create(&crate::metrics::ResourceLabels {
@@ -145,7 +140,7 @@ impl Store for CachedStore {
         else {
             return self.inner.get(key).await;
         };
-        let target = self.consistent_revision().await?;
+        let target = self.inner.current_revision().await?;
         match read::get(cacher, key, target, CONSISTENT_WAIT).await {
             Some(found) => Ok(found),
             None => {
@@ -185,7 +180,7 @@ impl Store for CachedStore {
         let target = match req.not_older_than {
             Some(revision) => revision,
             None if !self.inner.progress_on_request() => return self.inner.range(req).await,
-            None => self.consistent_revision().await?,
+            None => self.inner.current_revision().await?,
         };
         match read::range_fresh(cacher, &req, target, CONSISTENT_WAIT).await {
             Some(result) => Ok(result),
@@ -218,7 +213,7 @@ impl Store for CachedStore {
             // "From now" is the store's now: events up to it are skipped even when the
             // cache has not applied them yet, so there is nothing to wait for.
             let start = match after {
-                0 => self.consistent_revision().await?,
+                0 => self.inner.current_revision().await?,
                 after => after,
             };
             let counter = Self::counter(&self.metrics.terminated, cacher);

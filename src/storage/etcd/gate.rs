@@ -2,9 +2,9 @@
 //! request): a caller may use a revision fetched by a request that *started after the
 //! caller arrived* (so the revision is at least etcd's revision at the arrival, which is
 //! what makes a read at it linearizable), and every caller that arrived while one fetch
-//! was in flight shares the next one. Before a fetch starts, the runtime runs the other ready tasks
-//! while reads keep arriving (`gather`), so that the reads already being handled join it
-//! rather than wait for the next one.
+//! was in flight shares the next one. Before a fetch starts, the runtime runs the other
+//! ready tasks while reads keep arriving (`gather`), so that the reads already being
+//! handled join it rather than wait for the next one.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
