@@ -143,14 +143,51 @@ impl Etcd {
         panic!("etcd did not restart:\n{last_log}")
     }
 
-    /// Freezes etcd (SIGSTOP): connections stay open but nothing answers.
+    /// Freezes etcd (SIGSTOP): connections stay open but nothing answers. Returns once
+    /// the kernel reports every thread stopped, so no request sent after it is served.
     pub fn pause(&self) {
         self.signal("-STOP");
+        self.wait_threads("stopped", |state| state == 'T');
     }
 
-    /// Resumes a paused etcd (SIGCONT).
+    /// Resumes a paused etcd (SIGCONT), once every thread runs again.
     pub fn resume(&self) {
         self.signal("-CONT");
+        self.wait_threads("resumed", |state| state != 'T');
+    }
+
+    /// The state letter of each of etcd's threads (`/proc/<pid>/task/*/stat`).
+    pub fn thread_states(&self) -> Vec<char> {
+        let tasks = PathBuf::from(format!("/proc/{}/task", self.pid()));
+        let mut states = Vec::new();
+        for task in std::fs::read_dir(&tasks).expect("read etcd's /proc tasks") {
+            let stat = task.expect("task entry").path().join("stat");
+            // A thread may exit between the listing and the read.
+            let Ok(text) = std::fs::read_to_string(stat) else {
+                continue;
+            };
+            // "pid (comm) S …": the state follows the last ')'.
+            let state = text
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.trim_start().chars().next());
+            states.push(state.expect("state in /proc stat"));
+        }
+        states
+    }
+
+    fn wait_threads(&self, what: &str, ok: impl Fn(char) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let states = self.thread_states();
+            if !states.is_empty() && states.iter().all(|s| ok(*s)) {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "etcd's threads not {what} after 10s: {states:?}"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 
     fn signal(&self, signal: &str) {
