@@ -184,6 +184,17 @@ async fn etcd_restart_loses_no_acknowledged_write_or_watch_event() {
         "took {:?}",
         started.elapsed()
     );
+    // The 5xx is logged with what the request was and who sent it.
+    let line = server.wait_log(&["request failed", &format!("code={during}")]);
+    for part in [
+        "verb=\"create\"",
+        "resource=crontabs",
+        "namespace=default",
+        "user=dev-admin",
+        "error=etcd create",
+    ] {
+        assert!(line.contains(part), "{part} not in {line}");
+    }
     // Readiness red, liveness and discovery fine.
     assert_eq!(code(c.get(server.url("/readyz"))).await, 500);
     assert_eq!(code(c.get(server.url("/livez"))).await, 200);

@@ -181,10 +181,9 @@ impl Reply {
 
 /// The single place an [`ApiError`] becomes an HTTP response.
 pub fn error_response(err: &ApiError) -> Response<Body> {
+    // A 5xx is logged with the request's attributes where they are at hand
+    // (`handlers::stages`).
     let code = StatusCode::from_u16(err.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    if code.is_server_error() {
-        tracing::warn!(code = code.as_u16(), error = %err, "request failed");
-    }
     let status = err.to_status();
     let mut resp = object_response(code, &status, Representation::Json, &[]);
     // As kube's ErrorNegotiated: a Status that names a retry delay also sends it as
@@ -220,6 +219,7 @@ fn object_response(
         }
     };
     let Some(bytes) = bytes else {
+        tracing::error!(code = code.as_u16(), "failed to encode the response");
         let err = ApiError::Internal("failed to encode the response".into());
         return error_response(&err);
     };
