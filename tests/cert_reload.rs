@@ -13,9 +13,9 @@ use std::net::SocketAddr;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use common::process_log::ProcessLog;
 use crd_apiserver::server::pki::{self, Authority, Leaf, Pem};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
@@ -28,7 +28,7 @@ struct Served {
     child: Child,
     addr: SocketAddr,
     dir: tempfile::TempDir,
-    log: Arc<Mutex<Vec<String>>>,
+    log: ProcessLog,
 }
 
 impl Drop for Served {
@@ -85,20 +85,12 @@ impl Served {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let stderr = BufReader::new(child.stderr.take().unwrap());
-        let sink = log.clone();
-        std::thread::spawn(move || {
-            for line in stderr.lines().map_while(Result::ok) {
-                eprintln!("{line}");
-                sink.lock().unwrap().push(line);
-            }
-        });
+        let log = ProcessLog::follow(child.stderr.take().unwrap());
         let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
         let first = stdout
             .next()
             .map(|l| l.unwrap())
-            .unwrap_or_else(|| panic!("no address line; log:\n{}", log.lock().unwrap().join("\n")));
+            .unwrap_or_else(|| panic!("no address line; log:\n{}", log.text()));
         std::thread::spawn(move || stdout.for_each(drop));
         let addr = first
             .rsplit("https://")
@@ -121,23 +113,6 @@ impl Served {
 
     fn url(&self, path: &str) -> String {
         format!("https://{}{}", self.addr, path)
-    }
-
-    /// Log lines containing every one of `parts`.
-    fn log_lines(&self, parts: &[&str]) -> usize {
-        let log = self.log.lock().unwrap();
-        log.iter()
-            .filter(|l| parts.iter().all(|p| l.contains(p)))
-            .count()
-    }
-
-    /// Waits until the log has a line containing every one of `parts`.
-    fn until_logged(&self, parts: &[&str]) {
-        let deadline = Instant::now() + DEADLINE;
-        while self.log_lines(parts) == 0 {
-            assert!(Instant::now() < deadline, "no log line with {parts:?}");
-            std::thread::sleep(Duration::from_millis(50));
-        }
     }
 }
 
@@ -260,7 +235,9 @@ async fn client_ca_file_rotation_applies_without_restart() {
     std::fs::write(served.path("client-ca.crt"), &rotated.pem.cert).unwrap();
     until("old CA's client", Some(401), || list_code(&served, &old)).await;
     assert_eq!(list_code(&served, &new).await, Some(200), "new CA's client");
-    served.until_logged(&["loaded a new CA bundle", "--client-ca-file"]);
+    served
+        .log
+        .wait_for(&["loaded a new CA bundle", "--client-ca-file"], DEADLINE);
 }
 
 #[tokio::test]
@@ -332,7 +309,10 @@ async fn broken_files_keep_last_good_content() {
     let (admin, proxy) = (pki.admin_of(&pki.client_ca), pki.proxy_of(&pki.proxy_ca));
 
     replace(&served.path("client-ca.crt"), "not a certificate\n");
-    served.until_logged(&["keeping the last good content", "--client-ca-file"]);
+    served.log.wait_for(
+        &["keeping the last good content", "--client-ca-file"],
+        DEADLINE,
+    );
     assert_eq!(
         list_code(&served, &admin).await,
         Some(200),
@@ -340,10 +320,13 @@ async fn broken_files_keep_last_good_content() {
     );
 
     std::fs::remove_file(served.path("proxy-ca.crt")).unwrap();
-    served.until_logged(&[
-        "keeping the last good content",
-        "--requestheader-client-ca-file",
-    ]);
+    served.log.wait_for(
+        &[
+            "keeping the last good content",
+            "--requestheader-client-ca-file",
+        ],
+        DEADLINE,
+    );
     assert_eq!(
         list_code(&served, &proxy).await,
         Some(200),
@@ -352,14 +335,18 @@ async fn broken_files_keep_last_good_content() {
     // The CA files are checked in turn on each tick: the requestheader problem was
     // logged on a later tick than the client CA's, which was not logged again.
     assert_eq!(
-        served.log_lines(&["keeping the last good content", "--client-ca-file"]),
+        served
+            .log
+            .count(&["keeping the last good content", "--client-ca-file"]),
         1,
         "a problem is logged once"
     );
 
     let other = serving(&ca("other-serving-ca"));
     replace(&served.path("tls.crt"), &other.cert);
-    served.until_logged(&["does not match the certificate"]);
+    served
+        .log
+        .wait_for(&["does not match the certificate"], DEADLINE);
     assert_eq!(
         healthz_trusting(&served, &pki.serving_ca).await,
         Some(200),
@@ -390,7 +377,10 @@ async fn shared_requestheader_ca_without_allowed_names_warned() {
             "@proxy-ca.crt",
         ],
     );
-    served.until_logged(&["shares CAs with the client CA bundle", "CN=client-ca"]);
+    served.log.wait_for(
+        &["shares CAs with the client CA bundle", "CN=client-ca"],
+        DEADLINE,
+    );
     let admin = pki.admin_of(&pki.client_ca);
     let gauge = "crd_apiserver_requestheader_ca_shared_with_client_ca";
     let metric = || async {

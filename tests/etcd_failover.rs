@@ -185,7 +185,10 @@ async fn etcd_restart_loses_no_acknowledged_write_or_watch_event() {
         started.elapsed()
     );
     // The 5xx is logged with what the request was and who sent it.
-    let line = server.wait_log(&["request failed", &format!("code={during}")]);
+    let line = server.log.wait_for(
+        &["request failed", &format!("code={during}")],
+        Duration::from_secs(10),
+    );
     for part in [
         "verb=\"create\"",
         "resource=crontabs",

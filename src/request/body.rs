@@ -139,15 +139,15 @@ pub fn decode_resource(
         }
         _ => {
             // Go's syntax error, then the apiVersion/kind sniffing, then what only serde
-            // refuses; Go's scan runs only when serde refused (see `gojson::parse_reporting`).
-            let read = gojson::read(body, duplicates);
-            if read.is_err() {
-                gojson::check(body, Flavor::V2).map_err(|e| {
-                    unrecognized(format!("couldn't get version/kind; json parse error: {e}"))
-                })?;
+            // refuses.
+            let parsed = gojson::parse_reporting(body, Flavor::V2, duplicates);
+            if let Err(ParseError::Syntax(e)) = &parsed {
+                return Err(unrecognized(format!(
+                    "couldn't get version/kind; json parse error: {e}"
+                )));
             }
             gojson::sniff(gojson::members(body)).map_err(unrecognized)?;
-            read.map_err(|e| json_error(e, unrecognized))?
+            parsed.map_err(|e| json_error(e, unrecognized))?
         }
     };
     check_depth(&value, 0)?;

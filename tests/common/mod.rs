@@ -2,6 +2,8 @@
 //! temporary data dir and PKI, and talks to it over real TLS (reqwest, kubectl).
 #![allow(dead_code)]
 
+pub mod process_log;
+
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -28,8 +30,8 @@ pub struct Server {
     pub data: PathBuf,
     extra: Vec<String>,
     stdout: Option<std::thread::JoinHandle<()>>,
-    /// The server's log (stderr) so far, one entry per line; also passed on to stderr.
-    log: Arc<std::sync::Mutex<Vec<String>>>,
+    /// The server's log (stderr).
+    pub log: process_log::ProcessLog,
 }
 
 impl Server {
@@ -59,17 +61,7 @@ impl Server {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let mut child = cmd.spawn().expect("spawn crd-apiserver");
-        let log = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let stderr = child.stderr.take().expect("stderr");
-        let sink = log.clone();
-        std::thread::spawn(move || {
-            use std::io::Write;
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                // Straight to the test process's stderr, as when it was inherited.
-                let _ = writeln!(std::io::stderr(), "{line}");
-                sink.lock().unwrap().push(line);
-            }
-        });
+        let log = process_log::ProcessLog::follow(child.stderr.take().expect("stderr"));
         let stdout = child.stdout.take().expect("stdout");
         let (tx, rx) = std::sync::mpsc::channel();
         let reader = std::thread::spawn(move || {
@@ -107,29 +99,6 @@ impl Server {
             extra,
             stdout: Some(reader),
             log,
-        }
-    }
-
-    /// Waits up to 10 s for a log line containing every one of `parts`; the line.
-    pub fn wait_log(&self, parts: &[&str]) -> String {
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        loop {
-            let found = self
-                .log
-                .lock()
-                .unwrap()
-                .iter()
-                .find(|line| parts.iter().all(|part| line.contains(part)))
-                .cloned();
-            if let Some(line) = found {
-                return line;
-            }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "no log line with {parts:?}; log:\n{}",
-                self.log.lock().unwrap().join("\n")
-            );
-            std::thread::sleep(Duration::from_millis(20));
         }
     }
 
