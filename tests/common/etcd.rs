@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use crd_apiserver::server::pki::{self, Leaf};
 use crd_apiserver::storage::Store;
 use crd_apiserver::storage::etcd::{EtcdConfig, EtcdStore};
+use rustix::process::{Pid, WaitOptions, WaitStatus, waitpid};
 
 pub const ETCD: &str = "/usr/local/bin/etcd";
 /// How long etcd may take to report readiness.
@@ -144,16 +145,17 @@ impl Etcd {
     }
 
     /// Freezes etcd (SIGSTOP): connections stay open but nothing answers. Returns once
-    /// the kernel reports every thread stopped, so no request sent after it is served.
+    /// the kernel reports the stop to this process, etcd's parent, which it does only
+    /// when every thread has stopped: no request sent after it is served.
     pub fn pause(&self) {
         self.signal("-STOP");
-        self.wait_threads("stopped", |state| state == 'T');
+        self.wait_reported("stopped", WaitOptions::UNTRACED, WaitStatus::stopped);
     }
 
-    /// Resumes a paused etcd (SIGCONT), once every thread runs again.
+    /// Resumes a paused etcd (SIGCONT), once the kernel reports it continued.
     pub fn resume(&self) {
         self.signal("-CONT");
-        self.wait_threads("resumed", |state| state != 'T');
+        self.wait_reported("resumed", WaitOptions::CONTINUED, WaitStatus::continued);
     }
 
     /// The state letter of each of etcd's threads (`/proc/<pid>/task/*/stat`).
@@ -175,18 +177,23 @@ impl Etcd {
         states
     }
 
-    fn wait_threads(&self, what: &str, ok: impl Fn(char) -> bool) {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let states = self.thread_states();
-            if !states.is_empty() && states.iter().all(|s| ok(*s)) {
-                return;
+    /// Waits (`waitpid`, on a thread so that a deadline applies) for the kernel's report
+    /// of etcd's stop or continue; an exit instead is a failure.
+    fn wait_reported(&self, what: &str, options: WaitOptions, reported: fn(WaitStatus) -> bool) {
+        let pid = Pid::from_child(self.child.as_ref().expect("etcd is running"));
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(waitpid(Some(pid), options));
+        });
+        match rx.recv_timeout(Duration::from_secs(10)) {
+            Ok(Ok(Some((_, status)))) => {
+                assert!(reported(status), "etcd not {what}: wait status {status:?}")
             }
-            assert!(
-                Instant::now() < deadline,
-                "etcd's threads not {what} after 10s: {states:?}"
-            );
-            std::thread::sleep(Duration::from_millis(5));
+            Ok(other) => panic!("waitpid for etcd {what}: {other:?}"),
+            Err(_) => panic!(
+                "etcd not {what} after 10s: thread states {:?}",
+                self.thread_states()
+            ),
         }
     }
 
