@@ -18,6 +18,11 @@ pub(crate) use field::aggregate;
 pub use field::{ErrorType, FieldError};
 
 /// A resource as kube names it in messages: `crontabs.stable.example.com`.
+/// kube's timeout filter's 504 text (`apierrors.NewTimeoutError`), when a request that
+/// is not long-running outlives its deadline.
+pub const REQUEST_TIMEOUT_MESSAGE: &str =
+    "Timeout: request did not complete within the allotted timeout";
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GroupResource {
     pub group: String,

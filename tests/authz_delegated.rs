@@ -343,3 +343,119 @@ async fn sar_list_with_selectors_carries_selector_requirements() {
     }});
     assert_eq!(d.fake.access_reviews(), vec![want]);
 }
+
+/// alice's server-side apply of `name`, as the front proxy sends it.
+fn apply_as_alice(d: &Delegated, name: &str) -> reqwest::RequestBuilder {
+    let mut body = crontab(name);
+    body["spec"]["image"] = json!("applied");
+    d.proxy()
+        .patch(
+            d.server
+                .url(&format!("{CRONTABS}/{name}?fieldManager=alice")),
+        )
+        .header("content-type", "application/apply-patch+yaml")
+        .header("X-Remote-User", "alice")
+        .body(body.to_string())
+}
+
+/// Only `verbs` are allowed to alice.
+fn allow_alice(d: &Delegated, verbs: &'static [&'static str]) {
+    d.fake.set_policy(move |review| {
+        let verb = review["resourceAttributes"]["verb"].as_str().unwrap_or("");
+        match verbs.contains(&verb) {
+            true => Decision::allow(""),
+            false => Decision::deny(&format!("alice may not {verb}")),
+        }
+    });
+}
+
+fn verbs_reviewed(d: &Delegated) -> Vec<(String, String)> {
+    d.fake
+        .access_reviews()
+        .iter()
+        .map(|r| {
+            let a = &r["resourceAttributes"];
+            (
+                a["verb"].as_str().unwrap().to_string(),
+                a["name"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn apply_creating_without_create_permission_forbidden_and_nothing_stored() {
+    let d = Delegated::start(&[]);
+    allow_alice(&d, &["patch", "get"]);
+    let resp = apply_as_alice(&d, "fresh").send().await.unwrap();
+    assert_eq!(resp.status(), 403);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(
+        body,
+        json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": "crontabs.stable.example.com \"fresh\" is forbidden: User \"alice\" cannot create resource \"crontabs\" in API group \"stable.example.com\" in the namespace \"default\": alice may not create",
+            "reason": "Forbidden", "details": {"name": "fresh", "group": "stable.example.com", "kind": "crontabs"},
+            "code": 403})
+    );
+    assert_eq!(
+        verbs_reviewed(&d),
+        vec![
+            ("patch".into(), "fresh".into()),
+            ("create".into(), "fresh".into())
+        ],
+        "the patch, then the create it would have been"
+    );
+    let stored = d
+        .admin()
+        .get(d.server.url(&format!("{CRONTABS}/fresh")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stored.status(), 404, "nothing was created");
+    // A dry run is authorized the same way.
+    let dry = d
+        .proxy()
+        .patch(
+            d.server
+                .url(&format!("{CRONTABS}/fresh?fieldManager=alice&dryRun=All")),
+        )
+        .header("content-type", "application/apply-patch+yaml")
+        .header("X-Remote-User", "alice")
+        .body(crontab("fresh").to_string());
+    assert_eq!(dry.send().await.unwrap().status(), 403);
+}
+
+#[tokio::test]
+async fn apply_creating_with_create_permission_created_and_update_needs_no_create() {
+    // No caching of allowed answers: every authorization is a review the fake sees.
+    let d = Delegated::start(&["--authorization-webhook-cache-authorized-ttl=0s"]);
+    allow_alice(&d, &["patch", "create"]);
+    let resp = apply_as_alice(&d, "fresh").send().await.unwrap();
+    assert_eq!(resp.status(), 201);
+    let created: Value = resp.json().await.unwrap();
+    assert_eq!(created["spec"]["image"], "applied");
+    assert_eq!(
+        verbs_reviewed(&d),
+        vec![
+            ("patch".into(), "fresh".into()),
+            ("create".into(), "fresh".into())
+        ]
+    );
+    // Applying to the object that now exists is an update: no create review, and a
+    // user without `create` may do it.
+    allow_alice(&d, &["patch"]);
+    d.fake.clear_reviews();
+    let resp = apply_as_alice(&d, "fresh").send().await.unwrap();
+    assert_eq!(resp.status(), 200);
+    assert_eq!(verbs_reviewed(&d), vec![("patch".into(), "fresh".into())]);
+    let stored: Value = d
+        .admin()
+        .get(d.server.url(&format!("{CRONTABS}/fresh")))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(stored["spec"]["image"], "applied");
+}

@@ -61,7 +61,9 @@ fn copy_arguments(rest: &str) -> Option<Vec<String>> {
             return None;
         }
         assert!(
-            ["--chown=", "--chmod=", "--link"].iter().any(|f| flag.starts_with(f)),
+            ["--chown=", "--chmod=", "--link"]
+                .iter()
+                .any(|f| flag.starts_with(f)),
             "COPY flag {flag} is not understood by this check: teach tests/container_image.rs"
         );
         flags += 1;
@@ -79,16 +81,25 @@ fn parse_stages(dockerfile: &str) -> Vec<Stage> {
     for instruction in instructions(dockerfile) {
         let (keyword, rest) = instruction.split_once(' ').unwrap_or((&instruction, ""));
         match keyword.to_ascii_uppercase().as_str() {
-            "FROM" => stages.push(Stage { workdir: "/".into(), ..Stage::default() }),
+            "FROM" => stages.push(Stage {
+                workdir: "/".into(),
+                ..Stage::default()
+            }),
             "WORKDIR" if !stages.is_empty() => {
                 let stage = stages.last_mut().unwrap();
                 stage.workdir = resolve(&stage.workdir, rest.trim());
             }
             "COPY" | "ADD" if !stages.is_empty() => {
                 if let Some(mut args) = copy_arguments(rest) {
-                    assert!(args.len() >= 2, "COPY needs a source and a destination: {instruction}");
+                    assert!(
+                        args.len() >= 2,
+                        "COPY needs a source and a destination: {instruction}"
+                    );
                     let dest = args.pop().unwrap();
-                    stages.last_mut().unwrap().copies.push(Copy { sources: args, dest });
+                    stages.last_mut().unwrap().copies.push(Copy {
+                        sources: args,
+                        dest,
+                    });
                 }
             }
             "RUN" if !stages.is_empty() => stages.last_mut().unwrap().runs.push(rest.to_string()),
@@ -100,7 +111,11 @@ fn parse_stages(dockerfile: &str) -> Vec<Stage> {
 
 /// `path` resolved against the directory `base` (both absolute in the image).
 fn resolve(base: &str, path: &str) -> String {
-    let joined = if path.starts_with('/') { path.to_string() } else { format!("{base}/{path}") };
+    let joined = if path.starts_with('/') {
+        path.to_string()
+    } else {
+        format!("{base}/{path}")
+    };
     let mut parts: Vec<&str> = Vec::new();
     for part in joined.split('/') {
         match part {
@@ -150,7 +165,10 @@ fn glob(pattern: &str, text: &str) -> bool {
         None => text.is_empty(),
         Some('*') => {
             let rest = &pattern[1..];
-            text.char_indices().map(|(i, _)| i).chain([text.len()]).any(|i| glob(rest, &text[i..]))
+            text.char_indices()
+                .map(|(i, _)| i)
+                .chain([text.len()])
+                .any(|i| glob(rest, &text[i..]))
         }
         Some(p) => {
             let mut chars = text.chars();
@@ -196,14 +214,25 @@ fn lay_out(stage: &Stage, context: &Path, ignore: &[String]) -> tempfile::TempDi
     let dir = tempfile::tempdir().unwrap();
     for copy in &stage.copies {
         let dest = resolve(&stage.workdir, &copy.dest);
-        let dest = dest.strip_prefix(&stage.workdir).unwrap_or(&dest).trim_start_matches('/');
+        let dest = dest
+            .strip_prefix(&stage.workdir)
+            .unwrap_or(&dest)
+            .trim_start_matches('/');
         let into_dir = copy.dest.ends_with('/') || copy.sources.len() > 1;
         for source in &copy.sources {
-            assert!(!source.contains(['*', '?', '[']), "COPY globs are not understood: {source}");
+            assert!(
+                !source.contains(['*', '?', '[']),
+                "COPY globs are not understood: {source}"
+            );
             let source = source.trim_start_matches("./").trim_end_matches('/');
-            assert!(context.join(source).exists(), "COPY names {source}, which is not in the repository");
+            assert!(
+                context.join(source).exists(),
+                "COPY names {source}, which is not in the repository"
+            );
             let target = if into_dir && !context.join(source).is_dir() {
-                dir.path().join(dest).join(Path::new(source).file_name().unwrap())
+                dir.path()
+                    .join(dest)
+                    .join(Path::new(source).file_name().unwrap())
             } else {
                 dir.path().join(dest)
             };
@@ -214,7 +243,10 @@ fn lay_out(stage: &Stage, context: &Path, ignore: &[String]) -> tempfile::TempDi
 }
 
 fn host_triple() -> String {
-    let out = Command::new("rustc").arg("-vV").output().expect("rustc on PATH");
+    let out = Command::new("rustc")
+        .arg("-vV")
+        .output()
+        .expect("rustc on PATH");
     let text = String::from_utf8(out.stdout).unwrap();
     text.lines()
         .find_map(|l| l.strip_prefix("host: "))
@@ -233,7 +265,14 @@ fn resolve_offline(dockerfile: &str) -> Result<(), String> {
     let dir = lay_out(stage, &repo_root(), &dockerignore());
     let cargo = option_env!("CARGO").unwrap_or("cargo");
     let out = Command::new(cargo)
-        .args(["metadata", "--locked", "--offline", "--format-version", "1", "--filter-platform"])
+        .args([
+            "metadata",
+            "--locked",
+            "--offline",
+            "--format-version",
+            "1",
+            "--filter-platform",
+        ])
         .arg(host_triple())
         .current_dir(dir.path())
         .output()
@@ -267,17 +306,39 @@ fn build_stage_without_vendor_copy_fails_naming_vendor() {
         .collect();
     assert_ne!(without, dockerfile(), "the Dockerfile copies vendor/");
     let err = resolve_offline(&without).expect_err("the build needs vendor/etcd-client");
-    assert!(err.contains("vendor/etcd-client"), "cargo names the missing path: {err}");
+    assert!(
+        err.contains("vendor/etcd-client"),
+        "cargo names the missing path: {err}"
+    );
 }
 
 #[test]
 fn dockerignore_keeps_build_output_keys_and_data_out() {
     let ignore = dockerignore();
-    for path in ["target/debug/crd-apiserver", "pki/dev/ca.key", "pki/serving.key", "data/store.redb", "x/y.redb", ".git/HEAD"] {
-        assert!(ignored(&ignore, path), "{path} must stay out of the build context");
+    for path in [
+        "target/debug/crd-apiserver",
+        "pki/dev/ca.key",
+        "pki/serving.key",
+        "data/store.redb",
+        "x/y.redb",
+        ".git/HEAD",
+    ] {
+        assert!(
+            ignored(&ignore, path),
+            "{path} must stay out of the build context"
+        );
     }
-    for path in ["src/main.rs", "vendor/etcd-client/build.rs", "Cargo.lock", "pki/README.md", "benches/throughput.rs"] {
-        assert!(!ignored(&ignore, path), "{path} must stay in the build context");
+    for path in [
+        "src/main.rs",
+        "vendor/etcd-client/build.rs",
+        "Cargo.lock",
+        "pki/README.md",
+        "benches/throughput.rs",
+    ] {
+        assert!(
+            !ignored(&ignore, path),
+            "{path} must stay in the build context"
+        );
     }
 }
 
@@ -291,12 +352,27 @@ fn parse_stages_reads_copies_workdir_and_runs() {
     assert_eq!(
         stages[0].copies,
         vec![
-            Copy { sources: vec!["a".into(), "b".into()], dest: "./".into() },
-            Copy { sources: vec!["src".into()], dest: "./src".into() },
+            Copy {
+                sources: vec!["a".into(), "b".into()],
+                dest: "./".into()
+            },
+            Copy {
+                sources: vec!["src".into()],
+                dest: "./src".into()
+            },
         ]
     );
-    assert_eq!(stages[0].runs, vec!["--mount=type=cache  cargo build".to_string()]);
-    assert_eq!(stages[1].copies, vec![Copy { sources: vec!["c".into()], dest: "/etc/c".into() }]);
+    assert_eq!(
+        stages[0].runs,
+        vec!["--mount=type=cache  cargo build".to_string()]
+    );
+    assert_eq!(
+        stages[1].copies,
+        vec![Copy {
+            sources: vec!["c".into()],
+            dest: "/etc/c".into()
+        }]
+    );
 }
 
 #[test]

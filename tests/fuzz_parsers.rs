@@ -370,11 +370,11 @@ proptest! {
     ) {
         let current = json!({"apiVersion": "g.io/v1", "kind": "K", "metadata": {"name": "x"}, "spec": doc});
         for patch in [Value::Array(ops), raw.clone()] {
-            if let Err(e) = Change::Patch(BodyFormat::JsonPatch, patch.clone()).apply(&current) {
+            if let Err(e) = Change::Patch(BodyFormat::JsonPatch, patch.clone()).apply(&current, None) {
                 assert_client_error(&e, &patch);
             }
         }
-        if let Err(e) = Change::Patch(BodyFormat::MergePatch, raw.clone()).apply(&current) {
+        if let Err(e) = Change::Patch(BodyFormat::MergePatch, raw.clone()).apply(&current, None) {
             assert_client_error(&e, &raw);
         }
     }
@@ -403,6 +403,71 @@ fn json_body_deep_nesting_is_client_error() {
         match decode_object(body.as_bytes(), BodyFormat::Json) {
             Ok(_) => panic!("{depth} levels accepted"),
             Err(e) => assert_client_error(&e, &depth),
+        }
+    }
+}
+
+/// The bad-input corpus of the second review: alias bombs (refused as go-yaml refuses
+/// them, before any expansion), JSON patches of many moves or of moves that nest past
+/// the limit, and copies past kube's accumulated copy limit. Each is a client error or
+/// applies; none panics or overflows the stack.
+#[test]
+fn review_corpus_aliases_and_patch_moves_are_client_errors() {
+    for levels in [3, 6, 9, 30] {
+        let mut text = String::from(
+            "apiVersion: g.io/v1\nkind: K\nmetadata: {name: x}\nspec:\n  a0: &a0 [lol]\n",
+        );
+        for level in 1..=levels {
+            let alias = format!("*a{}", level - 1);
+            let items = [alias.as_str(); 10].join(",");
+            text.push_str(&format!("  a{level}: &a{level} [{items}]\n"));
+        }
+        check_body(text.as_bytes(), BodyFormat::Yaml, true);
+        if levels >= 6 {
+            let err = decode_object(text.as_bytes(), BodyFormat::Yaml).unwrap_err();
+            assert!(
+                err.to_string()
+                    .contains("document contains excessive aliasing"),
+                "{err}"
+            );
+        }
+    }
+    let current =
+        json!({"apiVersion": "g.io/v1", "kind": "K", "metadata": {"name": "x"}, "spec": {}});
+    let mut moves =
+        vec![json!({"op": "add", "path": "/spec/junk", "value": vec![json!([]); 10_000]})];
+    for i in 0..1_000 {
+        let (from, to) = if i % 2 == 0 {
+            ("/spec/junk", "/spec/j2")
+        } else {
+            ("/spec/j2", "/spec/junk")
+        };
+        moves.push(json!({"op": "move", "from": from, "path": to}));
+    }
+    let mut deep = vec![json!({"op": "add", "path": "/spec/c0", "value": {}})];
+    for i in 1..5_000 {
+        deep.push(json!({"op": "add", "path": format!("/spec/c{i}"), "value": {}}));
+        deep.push(json!({"op": "move", "from": format!("/spec/c{}", i - 1), "path": format!("/spec/c{i}/x")}));
+    }
+    let big = "x".repeat(1 << 20);
+    let copies = vec![
+        json!({"op": "add", "path": "/spec/big", "value": big}),
+        json!({"op": "copy", "from": "/spec/big", "path": "/spec/b1"}),
+        json!({"op": "copy", "from": "/spec/big", "path": "/spec/b2"}),
+        json!({"op": "copy", "from": "/spec/big", "path": "/spec/b3"}),
+    ];
+    for (what, ops, applies) in [
+        ("moves", moves, true),
+        ("deep moves", deep, false),
+        ("copies", copies, false),
+    ] {
+        let patch = Value::Array(ops);
+        match Change::Patch(BodyFormat::JsonPatch, patch).apply(&current, None) {
+            Ok(_) => assert!(applies, "{what} applied"),
+            Err(e) => {
+                assert!(!applies, "{what}: {e}");
+                assert_client_error(&e, &what);
+            }
         }
     }
 }

@@ -405,3 +405,41 @@ async fn write_options_invalid_values_are_kube_422s() {
     let (code, _) = send(c.get(server.url(&format!("{CT}/o")))).await;
     assert_eq!(code, 404, "nothing was created");
 }
+
+/// Without NamespaceLifecycle (dev mode has no cluster), a namespace path segment that
+/// is no DNS-1123 label is still refused on create, by kube's ObjectMeta validation, and
+/// nothing is stored: a cluster-wide list shows no such namespace.
+#[tokio::test]
+async fn create_in_namespace_not_a_label_is_422_and_nothing_stored() {
+    let server = Server::start();
+    let c = server.client();
+    let label = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+    let cases = [
+        ("Bad_NS", "\"Bad_NS\"", label.to_string()),
+        ("a%00b", "\"a\\x00b\"", label.to_string()),
+        ("x%20y", "\"x y\"", label.to_string()),
+        ("a.b", "\"a.b\"", "must not contain dots".to_string()),
+    ];
+    for (segment, printed, detail) in cases {
+        let url = server.url(&format!(
+            "/apis/stable.example.com/v1/namespaces/{segment}/crontabs"
+        ));
+        let (code, status) = send(c.post(url).json(&crontab("x"))).await;
+        assert_eq!(code, 422, "{segment}: {status}");
+        assert_eq!(status["reason"], "Invalid");
+        assert_eq!(
+            status["message"],
+            format!(
+                "CronTab.stable.example.com \"x\" is invalid: metadata.namespace: Invalid value: {printed}: {detail}"
+            ),
+            "{segment}"
+        );
+        assert_eq!(
+            status["details"]["causes"][0]["field"],
+            "metadata.namespace"
+        );
+    }
+    let (code, all) = send(c.get(server.url("/apis/stable.example.com/v1/crontabs"))).await;
+    assert_eq!(code, 200);
+    assert_eq!(all["items"], json!([]), "nothing was stored: {all}");
+}

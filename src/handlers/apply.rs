@@ -12,7 +12,8 @@ use crate::handlers::guaranteed::{Next, guaranteed_update};
 use crate::handlers::managed::{Scope, field_manager};
 use crate::handlers::object::render_object;
 use crate::handlers::write::{
-    check_name, check_namespace, check_type_meta, create_admitted, invalid, write_target,
+    Authorized, check_name, check_namespace, check_type_meta, create_admitted, invalid,
+    write_target,
 };
 use crate::handlers::{AppState, Call, Reply, admit};
 use crate::meta::lifecycle;
@@ -77,23 +78,46 @@ pub async fn apply(
         duplicates,
     };
     let mut warnings = Vec::new();
-    let written = guaranteed_update(state, ctx, &ctx.name, options.dry_run, |current| {
-        let new = applied(ctx, &request, current, &mut warnings)?;
-        Ok((Next::Put(new), ()))
-    })
-    .await;
-    let result = match written {
-        Ok(w) => render_object(call, ctx, StatusCode::OK, w.object),
-        // Applying to a missing object creates it (kube's forceAllowCreate).
-        Err(ApiError::NotFound { .. }) if scope == Scope::Main => {
-            create(state, call, ctx, &request, &mut warnings).await
-        }
-        Err(e) => Err(e),
-    };
+    let result = apply_or_create(state, call, ctx, &request, &mut warnings).await;
     Ok(match result {
         Ok(reply) => reply.with_warnings(warnings),
         Err(e) => Reply::Error(e).with_warnings(warnings),
     })
+}
+
+/// How often an apply that finds no object and then loses the create to another writer
+/// is applied again to the object that won; kube's storage loops without bound.
+const MAX_CREATE_RACES: usize = 16;
+
+/// The apply as an update of the stored object; applying to a missing object creates it
+/// (kube's forceAllowCreate), and a create that finds the name taken, because another
+/// writer created it meanwhile, is applied again as an update of that object, as kube's
+/// GuaranteedUpdate retries its create-if-missing.
+async fn apply_or_create(
+    state: &AppState,
+    call: &Call,
+    ctx: &Target,
+    request: &Apply<'_>,
+    warnings: &mut Vec<String>,
+) -> Result<Reply, ApiError> {
+    let mut races = 0;
+    loop {
+        let written =
+            guaranteed_update(state, ctx, &ctx.name, request.options.dry_run, |current| {
+                let new = applied(ctx, request, current, warnings)?;
+                Ok((Next::Put(new), ()))
+            })
+            .await;
+        match written {
+            Ok(w) => return render_object(call, ctx, StatusCode::OK, w.object),
+            Err(ApiError::NotFound { .. }) if request.scope == Scope::Main => {}
+            Err(e) => return Err(e),
+        }
+        match create(state, call, ctx, request, warnings).await {
+            Err(ApiError::AlreadyExists { .. }) if races < MAX_CREATE_RACES => races += 1,
+            other => return other,
+        }
+    }
 }
 
 /// The merged object, decoded (pruned, defaulted) and checked as a patched one.
@@ -189,6 +213,7 @@ async fn create(
     // The store ignores a resourceVersion on objects an update creates.
     obj::set_meta(&mut object, "resourceVersion", None);
     let dry_run = request.options.dry_run;
-    let object = create_admitted(state, ctx, object, dry_run, warnings).await?;
+    let authorized = Authorized::OnCreate(call);
+    let object = create_admitted(state, ctx, object, dry_run, warnings, authorized).await?;
     render_object(call, ctx, StatusCode::CREATED, object)
 }

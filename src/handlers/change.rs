@@ -1,10 +1,12 @@
 //! How a write derives the new object from the stored one: a replacement, or a JSON
 //! patch / merge patch applied with kube's limits (operation count, accumulated copy
-//! size) and a nesting bound checked before each operation.
+//! size), in time linear in the patch plus the object, within the request's deadline.
+
+use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use crate::error::{ApiError, FieldError};
+use crate::error::{ApiError, FieldError, REQUEST_TIMEOUT_MESSAGE};
 use crate::handlers::context::Target;
 use crate::request::body::{
     MAX_NESTING, check_nesting, check_nesting_at, parse_json, parse_json_reporting,
@@ -22,16 +24,10 @@ pub enum Change {
 }
 
 impl Change {
-    /// The new document: the replacement, or the patch applied to `current`.
-    pub fn apply(&self, current: &Value) -> Result<Value, ApiError> {
-        let doc = self.apply_unchecked(current)?;
-        if matches!(self, Change::Patch(..)) {
-            check_nesting(&doc)?;
-        }
-        Ok(doc)
-    }
-
-    fn apply_unchecked(&self, current: &Value) -> Result<Value, ApiError> {
+    /// The new document: the replacement, or the patch applied to `current`. A JSON
+    /// patch stops between operations once `deadline` has passed (kube's request
+    /// deadline), so a request that outlives it stops using CPU.
+    pub fn apply(&self, current: &Value, deadline: Option<Instant>) -> Result<Value, ApiError> {
         match self {
             Change::Replace(v) => Ok(v.clone()),
             Change::Patch(BodyFormat::JsonPatch, patch) => {
@@ -39,11 +35,13 @@ impl Change {
                 // cannot follow, which kube answers like any failed operation.
                 let ops: json_patch::Patch = serde_json::from_value(go_paths(patch)?)
                     .map_err(|e| unprocessable(e.to_string()))?;
-                apply_json_patch(current, &ops.0)
+                apply_json_patch(current, &ops.0, deadline)
             }
             Change::Patch(_, patch) => {
                 let mut doc = current.clone();
                 json_patch::merge(&mut doc, patch);
+                // A merge patch nests no deeper than the patch and the object.
+                check_nesting(&doc)?;
                 Ok(doc)
             }
         }
@@ -53,12 +51,18 @@ impl Change {
 /// kube's limit on the operations of one JSON patch.
 const MAX_JSON_PATCH_OPERATIONS: usize = 10_000;
 
-/// Applies a JSON patch one operation at a time, bounding the nesting each operation
-/// creates before it is applied: several operations could otherwise build a document
-/// deep enough to overflow the stack of any recursive walk (or of dropping it).
+/// Applies a JSON patch one operation at a time, in time linear in the patch plus the
+/// object: no operation walks the document, but for `copy`, whose walk of the copied
+/// value is paid for by kube's accumulated copy limit. A value written by `add` or
+/// `replace` nests no deeper than the body parser allowed, and `copy` refuses a value
+/// that would nest too deep where it lands (it clones recursively); only `move` can
+/// deepen the document without a walk, so the nesting limit is checked once, on the
+/// result, by a walk that stops at the limit. Whatever fails is dropped without
+/// recursion, however deep moves made it.
 fn apply_json_patch(
     current: &Value,
     ops: &[json_patch::PatchOperation],
+    deadline: Option<Instant>,
 ) -> Result<Value, ApiError> {
     if ops.len() > MAX_JSON_PATCH_OPERATIONS {
         return Err(ApiError::RequestEntityTooLarge(format!(
@@ -69,82 +73,102 @@ fn apply_json_patch(
     let mut doc = current.clone();
     let mut copied = 0;
     for op in ops {
-        check_nesting_at(op_nesting(&doc, op))?;
-        if let json_patch::PatchOperation::Copy(c) = op {
-            // kube's AccumulatedCopySizeLimit: copies could otherwise double the
-            // document with every operation.
-            let size = doc
-                .pointer(c.from.as_str())
-                .map_or(0, |v| encoded_size(v, MAX_COPY_BYTES - copied));
-            copied += size;
-            if copied > MAX_COPY_BYTES {
-                return Err(unprocessable(format!(
-                    "Unable to complete the copy, the accumulated size increase of copy is {copied}, exceeding the limit {MAX_COPY_BYTES}"
-                )));
-            }
+        let applied = past(deadline)
+            .and_then(|()| check_copy(&doc, op, &mut copied))
+            .and_then(|()| {
+                json_patch::patch_unsafe(&mut doc, std::slice::from_ref(op))
+                    .map_err(|e| unprocessable(e.to_string()))
+            });
+        if let Err(e) = applied {
+            dispose(doc);
+            return Err(e);
         }
-        json_patch::patch(&mut doc, std::slice::from_ref(op))
-            .map_err(|e| unprocessable(e.to_string()))?;
     }
-    Ok(doc)
+    match check_nesting(&doc) {
+        Ok(()) => Ok(doc),
+        Err(e) => {
+            dispose(doc);
+            Err(e)
+        }
+    }
+}
+
+/// kube's timeout answer once the request's deadline has passed.
+fn past(deadline: Option<Instant>) -> Result<(), ApiError> {
+    match deadline {
+        Some(d) if Instant::now() >= d => Err(ApiError::Timeout(REQUEST_TIMEOUT_MESSAGE.into())),
+        _ => Ok(()),
+    }
+}
+
+/// kube's AccumulatedCopySizeLimit (copies could otherwise double the document with
+/// every operation) and the nesting of the copied value where it lands, both measured in
+/// one walk of the copied value bounded by what the limit still allows.
+fn check_copy(
+    doc: &Value,
+    op: &json_patch::PatchOperation,
+    copied: &mut usize,
+) -> Result<(), ApiError> {
+    let json_patch::PatchOperation::Copy(c) = op else {
+        return Ok(());
+    };
+    let Some(source) = doc.pointer(c.from.as_str()) else {
+        // The operation fails as kube's does.
+        return Ok(());
+    };
+    let (size, depth) = measure(source, MAX_COPY_BYTES - *copied, MAX_NESTING);
+    *copied += size;
+    if *copied > MAX_COPY_BYTES {
+        return Err(unprocessable(format!(
+            "Unable to complete the copy, the accumulated size increase of copy is {copied}, exceeding the limit {MAX_COPY_BYTES}"
+        )));
+    }
+    check_nesting_at(c.path.count() + depth)
 }
 
 /// kube's limit on the bytes all `copy` operations of one JSON patch may add (3 MiB).
 const MAX_COPY_BYTES: usize = 3 * 1024 * 1024;
 
-/// The JSON-encoded size of a value, counted only until it passes `limit`.
-fn encoded_size(value: &Value, limit: usize) -> usize {
-    fn walk(value: &Value, total: &mut usize, limit: usize) {
-        if *total > limit {
+/// The JSON-encoded size of a value and its nesting depth, counted only until the size
+/// passes `size_limit` or the depth `depth_limit` (the walk stops there).
+fn measure(value: &Value, size_limit: usize, depth_limit: usize) -> (usize, usize) {
+    fn walk(value: &Value, depth: usize, m: &mut (usize, usize), limits: (usize, usize)) {
+        m.1 = m.1.max(depth);
+        if m.0 > limits.0 || depth > limits.1 {
             return;
         }
         match value {
             Value::Array(items) => {
-                *total += 2 + items.len().saturating_sub(1);
-                items.iter().for_each(|v| walk(v, total, limit));
+                m.0 += 2 + items.len().saturating_sub(1);
+                items.iter().for_each(|v| walk(v, depth + 1, m, limits));
             }
             Value::Object(map) => {
-                *total += 2 + map.len().saturating_sub(1);
+                m.0 += 2 + map.len().saturating_sub(1);
                 for (k, v) in map {
-                    *total += k.len() + 3;
-                    walk(v, total, limit);
+                    m.0 += k.len() + 3;
+                    walk(v, depth + 1, m, limits);
                 }
             }
-            Value::String(s) => *total += s.len() + 2,
-            other => *total += other.to_string().len(),
+            Value::String(s) => m.0 += s.len() + 2,
+            other => m.0 += other.to_string().len(),
         }
     }
-    let mut total = 0;
-    walk(value, &mut total, limit);
-    total
+    let mut m = (0, 0);
+    walk(value, 0, &mut m, (size_limit, depth_limit));
+    m
 }
 
-/// How deep the value an operation writes reaches: its path plus the written value.
-fn op_nesting(doc: &Value, op: &json_patch::PatchOperation) -> usize {
-    use json_patch::PatchOperation as Op;
-    match op {
-        Op::Add(o) => o.path.count() + nesting(&o.value),
-        Op::Replace(o) => o.path.count() + nesting(&o.value),
-        Op::Copy(o) => o.path.count() + doc.pointer(o.from.as_str()).map_or(0, nesting),
-        Op::Move(o) => o.path.count() + doc.pointer(o.from.as_str()).map_or(0, nesting),
-        Op::Remove(_) | Op::Test(_) => 0,
-    }
-}
-
-/// Nesting depth of a value, counted only up to just past the limit.
-fn nesting(value: &Value) -> usize {
-    fn walk(value: &Value, depth: usize) -> usize {
-        if depth > MAX_NESTING {
-            return depth;
+/// Drops a value of any depth without recursion (serde_json's drop recurses, and moves
+/// can nest a refused document far past the limit).
+fn dispose(value: Value) {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.into_iter().map(|(_, v)| v)),
+            _ => {}
         }
-        let children: Box<dyn Iterator<Item = &Value>> = match value {
-            Value::Array(items) => Box::new(items.iter()),
-            Value::Object(map) => Box::new(map.values()),
-            _ => return depth,
-        };
-        children.map(|v| walk(v, depth + 1)).max().unwrap_or(depth)
     }
-    walk(value, 0)
 }
 
 /// kube drops the patch library's error text and answers this fixed 422.
@@ -381,9 +405,9 @@ mod tests {
         let current = json!({"spec": {"replicas": 1}});
         let patch = json!([{"op": "add", "path": "spec/replicas", "value": 2}]);
         let change = Change::Patch(BodyFormat::JsonPatch, patch);
-        assert_eq!(change.apply(&current).unwrap()["replicas"], 2);
+        assert_eq!(change.apply(&current, None).unwrap()["replicas"], 2);
         let nowhere = json!([{"op": "add", "path": "replicas", "value": 2}]);
         let change = Change::Patch(BodyFormat::JsonPatch, nowhere);
-        assert_eq!(change.apply(&current).unwrap_err().code(), 422);
+        assert_eq!(change.apply(&current, None).unwrap_err().code(), 422);
     }
 }

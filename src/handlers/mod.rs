@@ -47,6 +47,9 @@ pub struct Call {
     pub headers: HeaderMap,
     pub body: Bytes,
     pub user: UserInfo,
+    /// When a request that is not long-running must be done (kube's request deadline:
+    /// `?timeout=` capped by `--request-timeout`); `None` for watches.
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Call {
@@ -82,7 +85,7 @@ pub async fn serve(
         query,
         headers,
     };
-    let reply = page_not_found(stages(state, request, body, peer_certs).await);
+    let reply = page_not_found(stages(state, request, started, body, peer_certs).await);
     let code = reply.code();
     state
         .metrics
@@ -104,6 +107,7 @@ struct Request {
 async fn stages(
     state: &Arc<AppState>,
     request: Request,
+    started: std::time::Instant,
     body: impl std::future::Future<Output = Result<Bytes, ApiError>>,
     peer_certs: &[rustls::pki_types::CertificateDer<'static>],
 ) -> Reply {
@@ -116,11 +120,13 @@ async fn stages(
     } = request;
     // kube's request-deadline filter checks `timeout` before authentication (long-running
     // requests, i.e. watches, ignore it).
-    if info.verb != Verb::Watch
-        && let Err(e) = crate::request::options::request_timeout(&query)
-    {
-        return Reply::Error(e);
-    }
+    let deadline = match info.verb {
+        Verb::Watch => None,
+        _ => match crate::request::options::request_timeout(&query) {
+            Ok(asked) => Some(request_deadline(started, asked, state.request_timeout)),
+            Err(e) => return Reply::Error(e),
+        },
+    };
     let user = match identify(state, &mut headers, peer_certs, &uri).await {
         Ok(user) => user,
         Err(reply) => return reply,
@@ -132,8 +138,17 @@ async fn stages(
         headers,
         body: Bytes::new(),
         user,
+        deadline,
     };
-    let reply = admitted(state, &mut call, body).await;
+    let reply = match deadline {
+        Some(at) => {
+            let at = tokio::time::Instant::from_std(at);
+            tokio::time::timeout_at(at, admitted(state, &mut call, body))
+                .await
+                .unwrap_or_else(|_| Reply::Error(deadline_exceeded()))
+        }
+        None => admitted(state, &mut call, body).await,
+    };
     if let Reply::Error(e) | Reply::Failed { error: e, .. } = &reply
         && e.code() >= 500
     {
@@ -151,6 +166,25 @@ async fn stages(
         );
     }
     reply
+}
+
+/// kube's `WithRequestDeadline`: the request's `timeout` when it is positive and below
+/// `--request-timeout`, else `--request-timeout`, from when the request arrived.
+fn request_deadline(
+    started: std::time::Instant,
+    asked: Option<std::time::Duration>,
+    maximum: std::time::Duration,
+) -> std::time::Instant {
+    let timeout = match asked {
+        Some(t) if !t.is_zero() && t < maximum => t,
+        _ => maximum,
+    };
+    started + timeout
+}
+
+/// The 504 of kube's timeout filter.
+fn deadline_exceeded() -> ApiError {
+    ApiError::Timeout(crate::error::REQUEST_TIMEOUT_MESSAGE.into())
 }
 
 /// Max-in-flight → authorization → body → dispatch, for an authenticated call (its body

@@ -148,34 +148,101 @@ async fn create_object(
     *warnings = admit::coerce_body(ctx, &mut object, duplicates, directive)?;
     let manager = manager_name(call, &options);
     record_update(ctx, Scope::Main, None, &mut object, &manager);
-    let object = create_admitted(state, ctx, object, options.dry_run, warnings).await?;
+    let dry_run = options.dry_run;
+    let object =
+        create_admitted(state, ctx, object, dry_run, warnings, Authorized::ByChain).await?;
     render_object(call, ctx, StatusCode::CREATED, object)
 }
 
-/// The end of every create (a POST, or an apply to a missing object): create's metadata
-/// rules and validation, then the store's create; the object as stored.
+/// Whether the verb the filter chain authorized covers creating the object.
+pub enum Authorized<'a> {
+    /// A `POST`: the chain authorized `create`.
+    ByChain,
+    /// A write of another verb that creates (server-side apply to a missing name): kube's
+    /// patch handler authorizes `create` too, after the object is validated.
+    OnCreate(&'a Call),
+}
+
+/// kube's `maxNameGenerationCreateAttempts` (RetryGenerateName, 1.32+).
+const MAX_NAME_GENERATION_CREATE_ATTEMPTS: usize = 8;
+
+/// The end of every create (a POST, or an apply to a missing object); the object as
+/// stored. An object named by `generateName` is created again under a newly generated
+/// name when the name is taken, up to kube's 8 attempts, before answering 409.
 pub async fn create_admitted(
+    state: &AppState,
+    ctx: &Target,
+    object: Value,
+    dry_run: bool,
+    warnings: &mut Vec<String>,
+    authorized: Authorized<'_>,
+) -> Result<Value, ApiError> {
+    let generated =
+        obj::name(&object).is_empty() && !obj::meta_str(&object, "generateName").is_empty();
+    // The last attempt's warnings: every attempt validates the same object.
+    let (result, found) = match generated {
+        false => create_once(state, ctx, object, dry_run, &authorized).await,
+        true => {
+            let attempt = || create_once(state, ctx, object.clone(), dry_run, &authorized);
+            with_generated_names(attempt).await
+        }
+    };
+    warnings.extend(found);
+    result
+}
+
+/// kube's `createWithGenerateNameRetry`: `attempt` (which generates a new name each
+/// time) again while the name it generated is taken, at most 8 times in all; the last
+/// attempt's outcome and what it found along the way.
+async fn with_generated_names<T, W, Fut>(
+    mut attempt: impl FnMut() -> Fut,
+) -> (Result<T, ApiError>, W)
+where
+    Fut: std::future::Future<Output = (Result<T, ApiError>, W)>,
+{
+    let mut tried = 1;
+    loop {
+        match attempt().await {
+            (Err(ApiError::AlreadyExists { .. }), _)
+                if tried < MAX_NAME_GENERATION_CREATE_ATTEMPTS =>
+            {
+                tried += 1
+            }
+            other => return other,
+        }
+    }
+}
+
+/// One create: create's metadata rules and validation, the `create` authorization a
+/// creating apply still needs, then the store's create; the object as stored.
+async fn create_once(
     state: &AppState,
     ctx: &Target,
     mut object: Value,
     dry_run: bool,
-    warnings: &mut Vec<String>,
-) -> Result<Value, ApiError> {
+    authorized: &Authorized<'_>,
+) -> (Result<Value, ApiError>, Vec<String>) {
+    let mut warnings = Vec::new();
     let meta_errors = lifecycle::prepare_create(&mut object, &write_target(ctx)).err();
-    let causes = admit::validate(
-        ctx,
-        &object,
-        None,
-        meta_errors.unwrap_or_default(),
-        warnings,
-    );
+    let meta_errors = meta_errors.unwrap_or_default();
+    let causes = admit::validate(ctx, &object, None, meta_errors, &mut warnings);
     if !causes.is_empty() {
-        return Err(invalid(ctx, obj::name(&object), causes));
+        return (Err(invalid(ctx, obj::name(&object), causes)), warnings);
+    }
+    if let Authorized::OnCreate(call) = authorized {
+        let mut info = call.info.clone();
+        info.verb = crate::request::info::Verb::Create;
+        if let Err(e) = state.authorizer.authorize(&call.user, &info).await {
+            return (Err(e), warnings);
+        }
     }
     let name = obj::name(&object).to_string();
-    let revision = guaranteed::create(state, ctx, &name, &object, dry_run).await?;
-    ctx.present(&mut object, revision);
-    Ok(object)
+    let result = guaranteed::create(state, ctx, &name, &object, dry_run).await;
+    let result = result.map(|revision| {
+        ctx.present(&mut object, revision);
+        object
+    });
+    (result, warnings)
 }
 
 pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
@@ -303,7 +370,7 @@ fn next_object(
     warnings: &mut Vec<String>,
 ) -> Result<Value, ApiError> {
     let name = ctx.name.as_str();
-    let mut new = change.apply(current)?;
+    let mut new = change.apply(current, call.deadline)?;
     if matches!(change, Change::Patch(..)) {
         let status = call.info.subresource == Subresource::Status;
         check_patched(ctx, &new, current, status, warnings)?;
@@ -346,4 +413,67 @@ fn next_object(
         return Err(invalid(ctx, name, causes));
     }
     Ok(new)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::GroupResource;
+
+    fn taken() -> ApiError {
+        ApiError::AlreadyExists {
+            resource: GroupResource {
+                group: "stable.example.com".into(),
+                resource: "crontabs".into(),
+            },
+            name: "web-abcde".into(),
+        }
+    }
+
+    /// Runs the retry over attempts that find the name taken `taken_times` times, then
+    /// succeed; returns the outcome and the number of attempts made.
+    fn run(taken_times: usize) -> (Result<usize, ApiError>, usize) {
+        let mut made = 0;
+        let attempt = || {
+            made += 1;
+            let outcome = match made <= taken_times {
+                true => Err(taken()),
+                false => Ok(made),
+            };
+            std::future::ready((outcome, ()))
+        };
+        let (outcome, ()) = futures::executor::block_on(with_generated_names(attempt));
+        (outcome, made)
+    }
+
+    #[test]
+    fn with_generated_names_taken_names_retried_up_to_eight_attempts() {
+        for taken_times in 0..8 {
+            let (outcome, made) = run(taken_times);
+            assert_eq!(
+                outcome.ok(),
+                Some(taken_times + 1),
+                "taken {taken_times} times"
+            );
+            assert_eq!(made, taken_times + 1);
+        }
+        let (outcome, made) = run(100);
+        assert!(
+            matches!(outcome, Err(ApiError::AlreadyExists { .. })),
+            "{outcome:?}"
+        );
+        assert_eq!(made, 8, "kube's maxNameGenerationCreateAttempts");
+    }
+
+    #[test]
+    fn with_generated_names_other_errors_not_retried() {
+        let mut made = 0;
+        let attempt = || {
+            made += 1;
+            std::future::ready((Err::<(), _>(ApiError::BadRequest("no".into())), ()))
+        };
+        let (outcome, ()) = futures::executor::block_on(with_generated_names(attempt));
+        assert!(matches!(outcome, Err(ApiError::BadRequest(_))));
+        assert_eq!(made, 1);
+    }
 }

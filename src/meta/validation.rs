@@ -10,7 +10,7 @@ use super::object as obj;
 use crate::error::{ErrorType, FieldError};
 use crate::gofmt::{marshal, quote};
 use crate::selector::label::{label_key_errors, label_value_errors};
-use crate::validation::is_dns1123_subdomain;
+use crate::validation::{is_dns1123_label, is_dns1123_subdomain};
 
 /// kube's limit on the total size of an object's annotations.
 const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
@@ -57,8 +57,9 @@ fn mask_trailing_dash(name: &str) -> String {
     }
 }
 
-/// `ValidateObjectMetaAccessor`: generateName, name, labels, annotations,
-/// ownerReferences and finalizers (namespace and generation are set by the server).
+/// `ValidateObjectMetaAccessor`: generateName, name, namespace (the request's, which
+/// the server set: `ValidateNamespaceName`, whatever the namespace lifecycle mode),
+/// labels, annotations, ownerReferences and finalizers (generation is set by the server).
 pub fn validate_create(object: &Value, rule: NameRule) -> Vec<FieldError> {
     let mut errors = Vec::new();
     let generate_name = obj::meta_str(object, "generateName");
@@ -76,6 +77,12 @@ pub fn validate_create(object: &Value, rule: NameRule) -> Vec<FieldError> {
     } else {
         for msg in rule.check(name, false) {
             errors.push(invalid_text("metadata.name", name, &msg));
+        }
+    }
+    let namespace = obj::namespace(object);
+    if !namespace.is_empty() {
+        for msg in is_dns1123_label(namespace) {
+            errors.push(invalid_text("metadata.namespace", namespace, &msg));
         }
     }
     errors.extend(labels_and_annotations(object));

@@ -7,6 +7,7 @@
 //! error (kind and marker) maps onto libyaml's problem; where its checks fire elsewhere, the
 //! source text or its token stream tells where libyaml would have stopped.
 
+mod aliasing;
 mod context;
 #[cfg(test)]
 mod tests;
@@ -18,6 +19,9 @@ use serde_saphyr::granit_parser::{ErrorKind as Kind, Event, Parser, ScanError};
 use serde_saphyr::{Error, ExternalMessageSource};
 
 use context::Context;
+
+/// go-yaml's refusal of a document whose aliases expand past its budget.
+const EXCESSIVE_ALIASING: &str = "document contains excessive aliasing";
 
 /// The libyaml stage (or later step) that reports a problem; it decides how the line prints.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -76,6 +80,10 @@ enum Verdict {
 /// sigs.k8s.io/yaml's YAMLToJSON returns (`yaml: line 3: did not find expected key`).
 pub fn decode<T>(body: &[u8], parse: impl Fn(&str) -> Result<T, Error>) -> Result<T, String> {
     let text = read(body).map_err(|p| p.render())?;
+    // Before anything replays an alias: refusing a bomb costs one pass over its bytes.
+    if aliasing::excessive(text) {
+        return Err(Problem::new(Stage::Decoder, 0, EXCESSIVE_ALIASING).render());
+    }
     let mut end = text.len();
     // A body is cut at most twice: after its first document, then after its root node.
     for _ in 0..3 {
@@ -149,9 +157,7 @@ fn verdict(text: &str, err: &Error) -> Verdict {
         }
         Error::AliasReplayLimitExceeded { .. }
         | Error::AliasExpansionLimitExceeded { .. }
-        | Error::AliasReplayStackDepthExceeded { .. } => {
-            decoder("document contains excessive aliasing".into())
-        }
+        | Error::AliasReplayStackDepthExceeded { .. } => decoder(EXCESSIVE_ALIASING.into()),
         Error::InvalidScalar { ty, .. } => match go_tag(ty) {
             Some(tag) => {
                 let (value, resolved) = text::scalar_at(text, offset);

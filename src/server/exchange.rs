@@ -11,7 +11,7 @@ use hyper::body::Incoming;
 use rustls::pki_types::CertificateDer;
 use tokio::time::Instant;
 
-use crate::error::ApiError;
+use crate::error::{ApiError, REQUEST_TIMEOUT_MESSAGE};
 use crate::handlers::{self, AppState};
 use crate::request::body::MAX_BODY_BYTES;
 
@@ -43,10 +43,6 @@ pub async fn handle(
     .into_response();
     super::head::answer(&method, resp)
 }
-
-/// kube's text when a request outlives `--request-timeout`.
-pub const REQUEST_TIMEOUT_MESSAGE: &str =
-    "Timeout: request did not complete within the allotted timeout";
 
 async fn read_body_by(
     deadline: Instant,

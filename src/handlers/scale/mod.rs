@@ -75,6 +75,7 @@ pub async fn patch(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
                 decode_patch(&call.body, format, options.field_validation)?.0,
             ),
             manager: manager_name(call, &options),
+            deadline: call.deadline,
         }
     };
     write_scale(state, call, ctx, &options, change, representation).await

@@ -28,7 +28,12 @@ pub enum ScaleWrite {
     /// PUT: the decoded Scale.
     Update { scale: Value, manager: String },
     /// A JSON or merge patch of the Scale (which shows its managedFields).
-    Patch { change: Change, manager: String },
+    Patch {
+        change: Change,
+        manager: String,
+        /// The request's deadline, for a JSON patch's operations.
+        deadline: Option<std::time::Instant>,
+    },
     /// Server-side apply of a Scale.
     Apply {
         patch: Value,
@@ -112,8 +117,12 @@ fn without_managed_fields(scale: &Value) -> Value {
 fn changed(old: &Value, write: &ScaleWrite) -> Result<Value, ApiError> {
     match write {
         ScaleWrite::Update { scale, manager } => Ok(record_update(old, scale.clone(), manager)),
-        ScaleWrite::Patch { change, manager } => {
-            let patched = view::decode_patched(&change.apply(old)?)?;
+        ScaleWrite::Patch {
+            change,
+            manager,
+            deadline,
+        } => {
+            let patched = view::decode_patched(&change.apply(old, *deadline)?)?;
             Ok(record_update(old, patched, manager))
         }
         ScaleWrite::Apply {

@@ -157,3 +157,39 @@ fn finalizer_warnings_only_for_added_unqualified_names() {
     );
     assert_eq!(finalizer_warnings(&old, None).len(), 1);
 }
+
+#[test]
+fn validate_create_namespace_not_a_label_invalid() {
+    let label = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+    let cases: &[(&str, &[String])] = &[
+        ("default", &[]),
+        ("", &[]),
+        (
+            "Bad_NS",
+            &[format!(
+                "metadata.namespace: Invalid value: \"Bad_NS\": {label}"
+            )],
+        ),
+        (
+            "a\u{0}b",
+            &[format!(
+                "metadata.namespace: Invalid value: \"a\\x00b\": {label}"
+            )],
+        ),
+        (
+            "x y",
+            &[format!(
+                "metadata.namespace: Invalid value: \"x y\": {label}"
+            )],
+        ),
+        (
+            "a.b",
+            &["metadata.namespace: Invalid value: \"a.b\": must not contain dots".to_string()],
+        ),
+    ];
+    for (namespace, want) in cases {
+        let object = json!({"metadata": {"name": "x", "namespace": namespace}});
+        let got = messages(&validate_create(&object, NameRule::DnsSubdomain));
+        assert_eq!(&got, want, "namespace {namespace:?}");
+    }
+}
