@@ -20,11 +20,14 @@
 //! sections, comma-separated from `crud,fields,list,memory,startup,watch` (default all),
 //! e.g. `BENCH_SECONDS=2 BENCH_ONLY=list cargo bench --bench throughput`; `reference`
 //! (only when picked) runs the crud cells and the goals' rounds against kube's own CRD
-//! server, started beforehand (`reference.rs`). Creates, GETs and the stored
+//! server, started beforehand (`reference.rs`); `baseline` (only when picked) runs the
+//! create and GET cells against an earlier build, `BENCH_BASELINE_BIN` (`baseline.rs`). Creates, GETs and the stored
 //! collection's creates go over h2, as kubectl's do; `BENCH_HTTP1=1` makes them HTTP/1.1.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a harness fails loudly
 
+#[path = "throughput/baseline.rs"]
+mod baseline;
 #[path = "../tests/common/mod.rs"]
 mod common;
 #[path = "throughput/cpu.rs"]
@@ -86,10 +89,12 @@ pub struct Sections {
     pub watch: bool,
     /// Kube's own CRD server, only when picked: it needs one started beforehand.
     pub reference: bool,
+    /// An earlier build of this server, only when picked (`BENCH_BASELINE_BIN`).
+    pub baseline: bool,
 }
 
 impl Sections {
-    const NAMES: [&str; 7] = [
+    const NAMES: [&str; 8] = [
         "crud",
         "fields",
         "list",
@@ -97,6 +102,7 @@ impl Sections {
         "startup",
         "watch",
         "reference",
+        "baseline",
     ];
 
     fn from_env() -> Sections {
@@ -122,6 +128,7 @@ impl Sections {
             startup: on("startup"),
             watch: on("watch"),
             reference: picked.contains(&"reference"),
+            baseline: picked.contains(&"baseline"),
         }
     }
 }
@@ -230,6 +237,9 @@ fn main() {
         .build()
         .unwrap();
     runtime.block_on(async {
+        if sections.baseline {
+            baseline::run().await;
+        }
         if sections.reference {
             let (rows, goals) = reference::run().await;
             print(&rows);

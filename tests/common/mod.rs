@@ -42,14 +42,19 @@ impl Server {
 
     /// Dev mode with extra flags.
     pub fn start_with(extra: &[&str]) -> Server {
-        let dir = Arc::new(tempfile::tempdir().expect("tempdir"));
-        Self::spawn(dir, extra.iter().map(|s| s.to_string()).collect())
+        Self::start_binary(Path::new(env!("CARGO_BIN_EXE_crd-apiserver")), extra)
     }
 
-    fn spawn(dir: Arc<tempfile::TempDir>, extra: Vec<String>) -> Server {
+    /// Dev mode of another build of the server (the benchmark's baseline).
+    pub fn start_binary(binary: &Path, extra: &[&str]) -> Server {
+        let dir = Arc::new(tempfile::tempdir().expect("tempdir"));
+        Self::spawn(binary, dir, extra.iter().map(|s| s.to_string()).collect())
+    }
+
+    fn spawn(binary: &Path, dir: Arc<tempfile::TempDir>, extra: Vec<String>) -> Server {
         let pki = dir.path().join("pki");
         let data = dir.path().join("data");
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_crd-apiserver"));
+        let mut cmd = Command::new(binary);
         cmd.current_dir(repo_root())
             .arg("dev")
             .args(["--secure-port", "0", "--bind-address", "127.0.0.1"])
@@ -141,7 +146,7 @@ impl Server {
         self.terminate();
         let dir = self.dir.clone();
         let extra = std::mem::take(&mut self.extra);
-        Self::spawn(dir, extra)
+        Self::spawn(Path::new(env!("CARGO_BIN_EXE_crd-apiserver")), dir, extra)
     }
 
     /// The server process's id (benches read its CPU time from /proc).

@@ -1,0 +1,130 @@
+//! This build against an earlier one (`BENCH_ONLY=baseline`, never by default): the
+//! full-stack create and GET cells of both stores, served by this build's server and by
+//! the binary `BENCH_BASELINE_BIN` names (e.g. a release build of the commit before a
+//! change), in alternation, `BENCH_ROUNDS` times, judged on the median of each cell. It
+//! answers "does this change slow the path of users who do not use it" within one run
+//! on one machine, whose speed drifts over minutes.
+//!
+//! Both servers run side by side; on etcd each has its own key prefix, so neither's watch
+//! cache follows the other's writes while it is measured.
+
+use std::path::PathBuf;
+
+use crate::crud::{creates, gets};
+use crate::report::figure;
+use crate::rounds::rounds;
+use crate::{CONCURRENCY, CT, common, etcd, kubectl_like};
+
+/// One cell's rates per round, for this build and the baseline.
+struct Compared {
+    store: &'static str,
+    op: &'static str,
+    concurrency: usize,
+    current: Vec<f64>,
+    baseline: Vec<f64>,
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted[sorted.len() / 2]
+}
+
+fn baseline_binary() -> PathBuf {
+    let path = std::env::var("BENCH_BASELINE_BIN").unwrap_or_else(|_| {
+        panic!(
+            "BENCH_ONLY=baseline needs BENCH_BASELINE_BIN, the path of an earlier release \
+             build, e.g. `git worktree add /tmp/base <commit> && cargo build --release \
+             --manifest-path /tmp/base/Cargo.toml` (then /tmp/base/target/release/crd-apiserver)"
+        )
+    });
+    let path = PathBuf::from(path);
+    assert!(
+        path.is_file(),
+        "BENCH_BASELINE_BIN: no file at {}",
+        path.display()
+    );
+    path
+}
+
+/// Runs the comparison and prints its table.
+pub async fn run() {
+    let binary = baseline_binary();
+    let etcd = etcd::Etcd::start_durable();
+    let mut cells = Vec::new();
+    for store in ["embedded", "etcd"] {
+        let flags = |prefix: &'static str| match store {
+            "etcd" => vec![
+                "--etcd-servers",
+                etcd.endpoint.as_str(),
+                "--etcd-prefix",
+                prefix,
+            ],
+            _ => Vec::new(),
+        };
+        let current = common::Server::start_with(&flags("/bench-current"));
+        let baseline = common::Server::start_binary(&binary, &flags("/bench-baseline"));
+        let servers = [(&current, "cur"), (&baseline, "base")];
+        for concurrency in CONCURRENCY {
+            let mut create = Compared::new(store, "create", concurrency);
+            let mut get = Compared::new(store, "get", concurrency);
+            for round in 0..rounds() {
+                for (server, which) in servers {
+                    let (client, url) = (kubectl_like(server), server.url(CT));
+                    let tag = format!("{which}{round}");
+                    let made = creates(&client, &url, &tag, concurrency).await.per_sec();
+                    let got = gets(&client, &url, &tag, concurrency).await.per_sec();
+                    create.record(which, made);
+                    get.record(which, got);
+                }
+            }
+            cells.extend([create, get]);
+        }
+    }
+    print(&cells);
+}
+
+impl Compared {
+    fn new(store: &'static str, op: &'static str, concurrency: usize) -> Compared {
+        Compared {
+            store,
+            op,
+            concurrency,
+            current: Vec::new(),
+            baseline: Vec::new(),
+        }
+    }
+
+    fn record(&mut self, which: &str, rate: f64) {
+        match which {
+            "cur" => self.current.push(rate),
+            _ => self.baseline.push(rate),
+        }
+    }
+}
+
+fn print(cells: &[Compared]) {
+    println!(
+        "\n## This build against BENCH_BASELINE_BIN (median of {} alternated rounds)\n",
+        rounds()
+    );
+    println!(
+        "| store | op | concurrency | this build /s | baseline /s | ratio | rounds (this / baseline) |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    for c in cells {
+        let (current, baseline) = (median(&c.current), median(&c.baseline));
+        let each = |v: &[f64]| v.iter().map(|r| figure(*r)).collect::<Vec<_>>().join(", ");
+        println!(
+            "| {} | {} | {} | {} | {} | {:.3} | {} / {} |",
+            c.store,
+            c.op,
+            c.concurrency,
+            figure(current),
+            figure(baseline),
+            current / baseline,
+            each(&c.current),
+            each(&c.baseline),
+        );
+    }
+}
