@@ -427,4 +427,21 @@ mod tests {
             Reply::Error(ApiError::NotFound { .. })
         ));
     }
+
+    #[test]
+    fn request_deadline_timeout_capped_by_request_timeout() {
+        let started = std::time::Instant::now();
+        let max = std::time::Duration::from_secs(60);
+        let secs = std::time::Duration::from_secs;
+        let cases = [
+            (None, secs(60)),
+            (Some(secs(5)), secs(5)),
+            (Some(secs(0)), secs(60)),
+            (Some(secs(60)), secs(60)),
+            (Some(secs(3600)), secs(60)),
+        ];
+        for (asked, want) in cases {
+            assert_eq!(request_deadline(started, asked, max), started + want, "{asked:?}");
+        }
+    }
 }
