@@ -3,7 +3,8 @@
 //! attempts by authenticator and reason; calls to the cluster's TokenReview and
 //! SubjectAccessReview; requests the server refused in self-defense (429 past the
 //! in-flight limit), as kube's `apiserver_request_terminations_total`; whether the
-//! front-proxy CA is shared with the client CA while any CN is allowed.
+//! front-proxy CA is shared with the client CA while any CN is allowed; open watches and
+//! watchers ended for not keeping up, under kube's names and labels.
 //!
 //! Label values come from bounded sets only: a resource that is not served is recorded
 //! with empty group and resource, an unknown HTTP method as `other`, so no client can
@@ -135,12 +136,44 @@ pub struct Metrics {
     cache: crate::storage::cache::CacheMetrics,
     watch_events: Family<ResourceLabels, Counter>,
     watch_encodings: Family<ResourceLabels, Counter>,
+    longrunning: Family<LongRunningLabels, Gauge>,
 }
 
 /// One resource (`plural.group`).
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ResourceLabels {
     pub resource: Arc<str>,
+}
+
+/// One resource as kube's watch cache labels it: its group and its plural.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct GroupResource {
+    pub group: Arc<str>,
+    pub resource: Arc<str>,
+}
+
+impl GroupResource {
+    /// `plural.group` (the plural alone in the core group), for logs.
+    pub fn name(&self) -> String {
+        match &*self.group {
+            "" => self.resource.to_string(),
+            group => format!("{}.{group}", self.resource),
+        }
+    }
+}
+
+/// kube's `apiserver_longrunning_requests` labels (`RecordLongRunning`): the verb as kube
+/// reports it (`WATCH`), the served group, version and resource, the subresource, the
+/// scope (`resource`, `namespace` or `cluster`) and the component (`apiserver`).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct LongRunningLabels {
+    pub verb: &'static str,
+    pub group: Arc<str>,
+    pub version: Arc<str>,
+    pub resource: Arc<str>,
+    pub subresource: &'static str,
+    pub scope: &'static str,
+    pub component: &'static str,
 }
 
 impl Default for Metrics {
@@ -161,11 +194,17 @@ impl Metrics {
         let cache = crate::storage::cache::CacheMetrics::default();
         let watch_events = Family::<ResourceLabels, Counter>::default();
         let watch_encodings = Family::<ResourceLabels, Counter>::default();
+        let longrunning = Family::<LongRunningLabels, Gauge>::default();
         let mut registry = Registry::default();
         registry.register(
             "apiserver_terminated_watchers",
-            "Watchers ended because they could not keep up with the watch cache, by resource",
+            "Counter of watchers closed due to unresponsiveness broken by resource type.",
             cache.terminated.clone(),
+        );
+        registry.register(
+            "apiserver_longrunning_requests",
+            "Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.",
+            longrunning.clone(),
         );
         registry.register(
             "crd_apiserver_watch_cache_fallbacks",
@@ -223,6 +262,7 @@ impl Metrics {
             cache,
             watch_events,
             watch_encodings,
+            longrunning,
             requests,
             terminations,
             latency,
@@ -297,6 +337,16 @@ impl Metrics {
         )
     }
 
+    /// The counter of one resource's watchers ended for not keeping up.
+    pub fn terminated_watchers(&self, resource: &GroupResource) -> Counter {
+        self.cache.terminated.get_or_create(resource).clone()
+    }
+
+    /// The gauge of open long-running requests (watches) with these labels.
+    pub fn longrunning(&self, labels: &LongRunningLabels) -> Gauge {
+        self.longrunning.get_or_create(labels).clone()
+    }
+
     pub fn render(&self) -> String {
         let mut out = String::new();
         if let Err(e) = prometheus_client::encoding::text::encode(&mut out, &self.registry) {
@@ -324,6 +374,23 @@ mod tests {
         metrics.count_rejection("requestheader", "unknown_authority");
         metrics.count_review("subjectaccessreview", "allowed");
         metrics.set_requestheader_ca_shared(true);
+        metrics
+            .terminated_watchers(&GroupResource {
+                group: "stable.example.com".into(),
+                resource: "crontabs".into(),
+            })
+            .inc();
+        metrics
+            .longrunning(&LongRunningLabels {
+                verb: "WATCH",
+                group: "stable.example.com".into(),
+                version: "v1".into(),
+                resource: "crontabs".into(),
+                subresource: "",
+                scope: "namespace",
+                component: "apiserver",
+            })
+            .inc();
         let text = metrics.render();
         for want in [
             "apiserver_request_total{verb=\"list\",group=\"stable.example.com\",resource=\"crontabs\",subresource=\"\",code=\"200\"} 1",
@@ -332,6 +399,8 @@ mod tests {
             "crd_apiserver_authentication_rejections_total{authenticator=\"requestheader\",reason=\"unknown_authority\"} 1",
             "crd_apiserver_delegated_reviews_total{webhook=\"subjectaccessreview\",result=\"allowed\"} 1",
             "crd_apiserver_requestheader_ca_shared_with_client_ca 1",
+            "apiserver_terminated_watchers_total{group=\"stable.example.com\",resource=\"crontabs\"} 1",
+            "apiserver_longrunning_requests{verb=\"WATCH\",group=\"stable.example.com\",version=\"v1\",resource=\"crontabs\",subresource=\"\",scope=\"namespace\",component=\"apiserver\"} 1",
         ] {
             assert!(text.contains(want), "missing {want} in\n{text}");
         }

@@ -118,6 +118,11 @@ pub fn items(list: &Value) -> Vec<(String, i64)> {
 
 /// The value of the crontabs sample of a counter in `/metrics`.
 pub async fn metric(server: &Server, name: &str) -> u64 {
+    sample(server, &format!("{name}{{resource=\"{RESOURCE}\"}}")).await
+}
+
+/// The value of one series in `/metrics` (0 when absent).
+pub async fn sample(server: &Server, series: &str) -> u64 {
     let text = server
         .client()
         .get(server.url("/metrics"))
@@ -127,9 +132,9 @@ pub async fn metric(server: &Server, name: &str) -> u64 {
         .text()
         .await
         .unwrap();
-    let sample = format!("{name}{{resource=\"{RESOURCE}\"}} ");
+    let series = format!("{series} ");
     text.lines()
-        .find_map(|l| l.strip_prefix(&sample))
+        .find_map(|l| l.strip_prefix(&series))
         .map_or(0, |v| v.trim().parse().unwrap())
 }
 

@@ -128,6 +128,9 @@ pub struct LimitFlags {
     /// Mutating requests served at once; more get 429 with Retry-After. 0 = unlimited.
     #[arg(long = "max-mutating-requests-inflight", default_value_t = 200)]
     pub max_mutating_requests_inflight: usize,
+    /// Open watches one user may hold (0 = unlimited); more get a 429.
+    #[arg(long = "max-watches-per-user", default_value_t = crate::watch::limit::DEFAULT_MAX_WATCHES_PER_USER)]
+    pub max_watches_per_user: usize,
     /// After SIGTERM, how long to keep serving with /readyz failing before the listener
     /// closes, so load balancers and endpoints stop routing here first.
     #[arg(long = "shutdown-delay-duration", default_value = "0", value_parser = parse_duration)]

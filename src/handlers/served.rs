@@ -19,6 +19,7 @@ use crate::meta::object as obj;
 use crate::storage::KeyValue;
 use crate::table::ListMeta;
 use crate::watch::EventType;
+use crate::watch::queue::Line;
 
 /// LIST bodies go out in chunks of about this size (each copied once from the items):
 /// one TLS record. Larger chunks only made the LIST's transient buffers, which the
@@ -146,14 +147,39 @@ pub fn event_line(
 
 /// Frames a served object as a watch line.
 pub fn frame(event_type: EventType, object: &Served) -> Bytes {
-    let kind = event_type.as_str();
-    let mut line = BytesMut::with_capacity(object.len() + kind.len() + 22);
-    line.extend_from_slice(b"{\"type\":\"");
-    line.extend_from_slice(kind.as_bytes());
-    line.extend_from_slice(b"\",\"object\":");
+    let head = frame_head(event_type);
+    let mut line = BytesMut::with_capacity(head.len() + object.len() + FRAME_TAIL.len());
+    line.extend_from_slice(&head);
     object.write_to(&mut line);
-    line.extend_from_slice(b"}\n");
+    line.extend_from_slice(FRAME_TAIL);
     line.freeze()
+}
+
+/// A served object framed as a watch line, copying nothing: the line's pieces are the
+/// served bytes themselves (for a cached object, the cache's) between the frame's.
+pub fn framed(event_type: EventType, object: &Served) -> Line {
+    let [before, member, after] =
+        splice::parts(&object.bytes, object.tag, object.revision.as_str());
+    Line::Parts(Box::new([
+        frame_head(event_type),
+        before,
+        member,
+        after,
+        Bytes::from_static(FRAME_TAIL),
+    ]))
+}
+
+const FRAME_TAIL: &[u8] = b"}\n";
+
+/// `{"type":"…","object":`.
+fn frame_head(event_type: EventType) -> Bytes {
+    Bytes::from_static(match event_type {
+        EventType::Added => b"{\"type\":\"ADDED\",\"object\":",
+        EventType::Modified => b"{\"type\":\"MODIFIED\",\"object\":",
+        EventType::Deleted => b"{\"type\":\"DELETED\",\"object\":",
+        EventType::Bookmark => b"{\"type\":\"BOOKMARK\",\"object\":",
+        EventType::Error => b"{\"type\":\"ERROR\",\"object\":",
+    })
 }
 
 /// A custom resource list's body from its items' served bytes: the same JSON as the list
@@ -226,6 +252,44 @@ pub fn decode(bytes: &[u8]) -> Result<Value, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn framed_pieces_are_the_framed_line_sharing_the_bytes() {
+        let bare = Bytes::from_static(br#"{"metadata":{"name":"x"},"spec":{}}"#);
+        let full = br#"{"metadata":{"name":"x","resourceVersion":"42"},"spec":{}}"#;
+        let tag = splice::find(full, &bare, "42").unwrap();
+        for (tag, event_type) in [(tag, EventType::Added), (0, EventType::Deleted)] {
+            let object = Served {
+                bytes: bare.clone(),
+                tag,
+                revision: Digits::new(42),
+            };
+            let Line::Parts(parts) = framed(event_type, &object) else {
+                panic!("a framed line is made of parts");
+            };
+            assert_eq!(parts.concat(), frame(event_type, &object).to_vec());
+            for part in &parts[1..4] {
+                let shared = part.as_ptr() >= bare.as_ptr()
+                    && part.as_ptr() < bare.as_ptr().wrapping_add(bare.len());
+                assert!(
+                    part.is_empty() || shared || part.len() < 30,
+                    "only the resourceVersion member is made for the line"
+                );
+            }
+        }
+        let names: Vec<_> = [
+            EventType::Added,
+            EventType::Modified,
+            EventType::Deleted,
+            EventType::Bookmark,
+            EventType::Error,
+        ]
+        .map(|t| (frame_head(t), t.as_str()))
+        .into_iter()
+        .filter(|(head, name)| *head != format!(r#"{{"type":"{name}","object":"#).as_bytes())
+        .collect();
+        assert!(names.is_empty(), "frame heads: {names:?}");
+    }
 
     #[test]
     fn digits_every_revision_as_decimal() {

@@ -7,7 +7,7 @@
 //! `"resourceVersion":"N",` goes at `offset`, `offset * 2` when `,"resourceVersion":"N"`
 //! does (the last key of metadata). Offsets are never 0 (an object starts with `{`).
 
-use bytes::BytesMut;
+use bytes::{Bytes, BytesMut};
 
 const KEY: &[u8] = b"\"resourceVersion\":\"";
 
@@ -63,13 +63,39 @@ pub fn len(bare: &[u8], tag: u32, rv: &str) -> usize {
 
 /// Writes `bare` with `rv` spliced in at `tag`.
 pub fn write(out: &mut BytesMut, bare: &[u8], tag: u32, rv: &str) {
-    let offset = usize::try_from(tag / 2).unwrap_or(usize::MAX);
-    let (head, tail) = match (tag, bare.split_at_checked(offset)) {
-        (0, _) | (_, None) => return out.extend_from_slice(bare),
-        (_, Some(split)) => split,
+    match split(bare, tag) {
+        Some((head, tail, comma_after)) => {
+            out.extend_from_slice(head);
+            write_member(out, rv, comma_after);
+            out.extend_from_slice(tail);
+        }
+        None => out.extend_from_slice(bare),
+    }
+}
+
+/// `bare` with `rv` spliced in at `tag`, as three pieces written one after the other:
+/// the bytes before the splice point and after it (both `bare`'s own, not copied) around
+/// the resourceVersion member; `bare` and two empty pieces when there is nothing to splice.
+pub fn parts(bare: &Bytes, tag: u32, rv: &str) -> [Bytes; 3] {
+    let Some((head, _, comma_after)) = split(bare, tag) else {
+        return [bare.clone(), Bytes::new(), Bytes::new()];
     };
-    let comma_after = tag & 1 == 1;
-    out.extend_from_slice(head);
+    let offset = head.len();
+    let mut member = BytesMut::with_capacity(KEY.len() + rv.len() + 2);
+    write_member(&mut member, rv, comma_after);
+    [bare.slice(..offset), member.freeze(), bare.slice(offset..)]
+}
+
+/// The bytes before and after the splice point of `tag`, and whether the comma follows
+/// the member; `None` for tag 0 (or a point past the end).
+fn split(bare: &[u8], tag: u32) -> Option<(&[u8], &[u8], bool)> {
+    let offset = usize::try_from(tag / 2).ok()?;
+    let (head, tail) = bare.split_at_checked(offset).filter(|_| tag != 0)?;
+    Some((head, tail, tag & 1 == 1))
+}
+
+/// `,"resourceVersion":"N"` or `"resourceVersion":"N",`.
+fn write_member(out: &mut BytesMut, rv: &str, comma_after: bool) {
     if !comma_after {
         out.extend_from_slice(b",");
     }
@@ -79,17 +105,19 @@ pub fn write(out: &mut BytesMut, bare: &[u8], tag: u32, rv: &str) {
     if comma_after {
         out.extend_from_slice(b",");
     }
-    out.extend_from_slice(tail);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// `write`'s output, checked against `len` and against `parts` joined.
     fn spliced(bare: &str, tag: u32, rv: &str) -> String {
         let mut out = BytesMut::new();
         write(&mut out, bare.as_bytes(), tag, rv);
         assert_eq!(out.len(), len(bare.as_bytes(), tag, rv));
+        let pieces = parts(&Bytes::copy_from_slice(bare.as_bytes()), tag, rv);
+        assert_eq!(pieces.concat(), out.to_vec(), "parts of {bare} at {tag}");
         String::from_utf8(out.to_vec()).unwrap()
     }
 

@@ -68,6 +68,8 @@ pub struct AppState {
     pub max_object_size: usize,
     /// The read-only and mutating in-flight budgets.
     pub inflight: InFlight,
+    /// `--max-watches-per-user`.
+    pub watches: crate::watch::limit::WatchLimit,
     /// How long a request (its body included) may take: kube's `--request-timeout`.
     pub request_timeout: Duration,
     /// The storage check behind `/readyz` and `/healthz`, cached briefly.

@@ -1,25 +1,31 @@
 //! watch: initial events, then storage events through the selectors as a newline-delimited
-//! JSON stream (or one-row Tables), bookmarks, timeouts, and a clean end on shutdown.
+//! JSON stream (or one-row Tables), bookmarks, timeouts, and a clean end on shutdown; each
+//! watch takes a place in its user's watch limit and in `apiserver_longrunning_requests`
+//! while it runs, and its lines wait for the connection in a bounded queue.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
 use futures::StreamExt;
+use prometheus_client::metrics::gauge::Gauge;
 use serde_json::Value;
-use tokio::sync::mpsc;
 
 use crate::error::ApiError;
 use crate::handlers::collection::{conversion, list_options, parse_revision, read_page, selects};
 use crate::handlers::context::Target;
 use crate::handlers::reply::Reply;
 use crate::handlers::{AppState, Call, served};
+use crate::metrics::LongRunningLabels;
+use crate::request::info::RequestInfo;
 use crate::request::negotiate::{
     ACCEPTED_STREAMS, Representation, Target as NegotiationTarget, negotiate,
 };
 use crate::request::options::{ListOptions, ResourceVersionMatch};
 use crate::storage::{Event, KeyValue, Revision, StorageError};
 use crate::table::{Conversion, MetaVersion, TableOptions};
+use crate::watch::limit::AtLimit;
+use crate::watch::queue::{self, Line, Sent};
 use crate::watch::{EventType, bookmark, classify, encode};
 use prometheus_client::metrics::counter::Counter;
 
@@ -33,12 +39,14 @@ struct Watcher {
     options: ListOptions,
     /// The `meta.k8s.io` form each event's object is sent in, if any.
     conversion: Option<(Conversion, MetaVersion)>,
-    tx: mpsc::Sender<Piece>,
+    tx: queue::Sender,
     /// Table watches carry column definitions only in their first event, as kube's do.
     headers_sent: std::sync::atomic::AtomicBool,
     /// Events sent, and events serialized (once per event for all plain watchers).
     sent: Counter,
     encodings: Counter,
+    /// Counts this watcher if it is ended for not reading (`apiserver_terminated_watchers_total`).
+    terminated: Counter,
     /// The memo keys of this watch's ADDED, MODIFIED and DELETED lines.
     line_keys: [Arc<str>; 3],
 }
@@ -54,6 +62,16 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
     if representation.encoding() != Representation::Json {
         return Err(ApiError::NotAcceptable(ACCEPTED_STREAMS.into()));
     }
+    // The user's place is taken before the initial list: a refused watch costs nothing.
+    let slot = state
+        .watches
+        .admit(&call.user)
+        .map_err(|at| too_many_watches(state, &call.info, at))?;
+    let open = OpenWatch::new(
+        state
+            .metrics
+            .longrunning(&longrunning_labels(&call.info, ctx)),
+    );
     let rv = options.resource_version.clone();
     let send_initial = options
         .send_initial_events
@@ -84,13 +102,20 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
     let timeout = options
         .timeout
         .unwrap_or(Duration::from_secs(DEFAULT_TIMEOUT_SECS));
-    let (tx, rx) = mpsc::channel(256);
+    let (tx, body) = queue::channel();
     let initial_end_bookmark =
         options.send_initial_events == Some(true) && options.allow_watch_bookmarks;
     let (sent, encodings) = state.metrics.watch_counters(&ctx.resource.labels.resource);
+    let terminated = state
+        .metrics
+        .terminated_watchers(&crate::metrics::GroupResource {
+            group: ctx.resource.labels.group.clone(),
+            resource: ctx.resource.labels.plural.clone(),
+        });
     let watcher = Watcher {
         sent,
         encodings,
+        terminated,
         state: state.clone(),
         ctx: ctx.clone(),
         options,
@@ -103,53 +128,66 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
     tokio::spawn(async move {
         let _ =
             tokio::time::timeout(timeout, watcher.run(initial, after, initial_end_bookmark)).await;
+        // The watch has ended: its places are given back.
+        drop((slot, open));
     });
     Ok(Reply::Stream {
         content_type: "application/json",
-        stream: coalesced(rx),
+        stream: Box::pin(body),
         warnings: Vec::new(),
     }
     .with_warning(ctx.deprecation_warning()))
 }
 
-/// Lines waiting to be sent when the response is polled.
-const COALESCED_LINES: usize = 64;
-
-/// A piece of the watch response: lines, or the error that ends it.
-type Piece = Result<Bytes, std::io::Error>;
-
-/// The watch's lines as the response body: the lines already waiting when the client's
-/// connection takes the next piece go out together, one frame and one write instead of
-/// one each. Nothing waits for a batch: a lone line leaves at once, uncopied; a watcher
-/// that fell behind (a busy server, 1,000 watchers on two cores) catches up in fewer,
-/// larger writes.
-fn coalesced(rx: mpsc::Receiver<Piece>) -> crate::handlers::reply::ByteStream {
-    let lines = tokio_stream::wrappers::ReceiverStream::new(rx).ready_chunks(COALESCED_LINES);
-    Box::pin(lines.flat_map(|batch| futures::stream::iter(joined(batch))))
+/// A user past `--max-watches-per-user`: the in-flight limit's 429 (`TooManyRequests`,
+/// `Retry-After`), counted in `apiserver_request_terminations_total` as it is.
+fn too_many_watches(state: &AppState, info: &RequestInfo, at: AtLimit) -> ApiError {
+    let labels = crate::metrics::RequestLabels::of(info, &state.catalog);
+    state.metrics.count_termination(labels, 429);
+    ApiError::TooManyRequests {
+        message: at.message(),
+        retry_after_seconds: crate::server::inflight::RETRY_AFTER_SECONDS,
+    }
 }
 
-/// A batch of lines as pieces: the lines before an error joined, then the error.
-fn joined(batch: Vec<Piece>) -> Vec<Piece> {
-    if batch.len() == 1 {
-        return batch;
+/// kube's `apiserver_longrunning_requests` labels of a watch (`RecordLongRunning`): a
+/// named object is `resource` scope, a namespace's collection `namespace`, every
+/// namespace's `cluster`.
+fn longrunning_labels(info: &RequestInfo, ctx: &Target) -> LongRunningLabels {
+    LongRunningLabels {
+        verb: "WATCH",
+        group: ctx.resource.labels.group.clone(),
+        version: ctx.version().name.clone(),
+        resource: ctx.resource.labels.plural.clone(),
+        subresource: "",
+        scope: clean_scope(info),
+        component: "apiserver",
     }
-    let mut pieces = Vec::new();
-    let mut joined = bytes::BytesMut::new();
-    for line in batch {
-        match line {
-            Ok(line) => joined.extend_from_slice(&line),
-            Err(e) => {
-                if !joined.is_empty() {
-                    pieces.push(Ok(joined.split().freeze()));
-                }
-                pieces.push(Err(e));
-            }
-        }
+}
+
+/// kube's `CleanScope` for a watch.
+fn clean_scope(info: &RequestInfo) -> &'static str {
+    match (info.name.is_empty(), info.namespace.is_empty()) {
+        (false, _) => "resource",
+        (true, false) => "namespace",
+        (true, true) => "cluster",
     }
-    if !joined.is_empty() {
-        pieces.push(Ok(joined.freeze()));
+}
+
+/// A watch counted in `apiserver_longrunning_requests` until it is dropped.
+struct OpenWatch(Gauge);
+
+impl OpenWatch {
+    fn new(gauge: Gauge) -> OpenWatch {
+        gauge.inc();
+        OpenWatch(gauge)
     }
-    pieces
+}
+
+impl Drop for OpenWatch {
+    fn drop(&mut self) {
+        self.0.dec();
+    }
 }
 
 impl Watcher {
@@ -165,13 +203,26 @@ impl Watcher {
                 None => return false,
             },
         };
-        self.send_line(Bytes::from(encode(event_type, &object)))
+        self.send_line(Line::Whole(Bytes::from(encode(event_type, &object))))
             .await
     }
 
-    async fn send_line(&self, line: Bytes) -> bool {
+    /// Queues one line; false when the watch must end (the client went away, or stopped
+    /// reading and is ended as kube ends a watcher that cannot keep up).
+    async fn send_line(&self, line: Line) -> bool {
         self.sent.inc();
-        self.tx.send(Ok(line)).await.is_ok()
+        match self.tx.send(line).await {
+            Sent::Queued => true,
+            Sent::Gone => false,
+            Sent::Stalled => {
+                self.terminated.inc();
+                tracing::info!(
+                    resource = %self.ctx.resource.labels.resource,
+                    "watch: ending a watcher that stopped reading"
+                );
+                false
+            }
+        }
     }
 
     /// Sends the event of a stored object: plain watches share the event's line (made once
@@ -189,7 +240,7 @@ impl Watcher {
             _ => &self.line_keys[2],
         };
         match served::event_line(&self.ctx, kv, event_type, key, &self.encodings) {
-            Ok(line) => self.send_line(line).await,
+            Ok(line) => self.send_line(Line::Whole(line)).await,
             Err(_) => false,
         }
     }
@@ -298,15 +349,15 @@ impl Watcher {
         }
     }
 
-    /// One initial ADDED event: the object's served bytes framed for this watcher (the
-    /// line is not kept: initial events are not shared between watchers).
+    /// One initial ADDED event: the object's served bytes (the cache's, shared by every
+    /// watcher) framed for this watcher without copying them.
     async fn send_initial(&self, kv: &KeyValue) -> bool {
         if self.conversion.is_some() {
             return self.send_stored(EventType::Added, kv).await;
         }
         match served::object_bytes(&self.ctx, kv) {
             Ok(object) => {
-                self.send_line(served::frame(EventType::Added, &object))
+                self.send_line(served::framed(EventType::Added, &object))
                     .await
             }
             Err(_) => false,
@@ -324,47 +375,27 @@ impl Watcher {
 mod tests {
     use super::*;
 
-    fn text(pieces: &[Piece]) -> Vec<String> {
-        pieces
-            .iter()
-            .map(|p| match p {
-                Ok(b) => String::from_utf8_lossy(b).into_owned(),
-                Err(e) => format!("error: {e}"),
-            })
-            .collect()
-    }
-
     #[test]
-    fn joined_lines_and_errors_order_kept() {
-        let line = |s: &'static str| Ok(Bytes::from_static(s.as_bytes()));
-        let error = || Err(std::io::Error::other("gone"));
-        let cases: Vec<(Vec<Piece>, Vec<&str>)> = vec![
-            (vec![line("a\n")], vec!["a\n"]),
-            (vec![line("a\n"), line("b\n")], vec!["a\nb\n"]),
+    fn clean_scope_of_watches_as_kube() {
+        let cases = [
+            ("/apis/g/v1/namespaces/d/crontabs", "watch=1", "namespace"),
+            ("/apis/g/v1/crontabs", "watch=1", "cluster"),
             (
-                vec![line("a\n"), line("b\n"), error(), line("c\n")],
-                vec!["a\nb\n", "error: gone", "c\n"],
+                "/apis/g/v1/namespaces/d/crontabs",
+                "watch=1&fieldSelector=metadata.name%3Dx",
+                "resource",
             ),
-            (vec![error(), line("a\n")], vec!["error: gone", "a\n"]),
+            ("/apis/g/v1/watch/namespaces/d/crontabs/x", "", "resource"),
         ];
-        for (batch, want) in cases {
-            assert_eq!(text(&joined(batch)), want);
+        for (path, query, want) in cases {
+            let query = crate::request::query::Query::parse(query);
+            let info = crate::request::info::parse("GET", path, &query);
+            assert_eq!(
+                info.verb,
+                crate::request::info::Verb::Watch,
+                "{path}?{query:?}"
+            );
+            assert_eq!(clean_scope(&info), want, "{path}?{query:?}");
         }
-    }
-
-    #[tokio::test]
-    async fn coalesced_waiting_lines_one_piece_lone_line_at_once() {
-        let (tx, rx) = mpsc::channel(8);
-        let mut body = coalesced(rx);
-        for l in ["1\n", "2\n", "3\n"] {
-            tx.send(Ok(Bytes::from_static(l.as_bytes()))).await.unwrap();
-        }
-        let first = body.next().await.unwrap().unwrap();
-        assert_eq!(&first[..], b"1\n2\n3\n");
-        tx.send(Ok(Bytes::from_static(b"4\n"))).await.unwrap();
-        let second = body.next().await.unwrap().unwrap();
-        assert_eq!(&second[..], b"4\n");
-        drop(tx);
-        assert!(body.next().await.is_none());
     }
 }

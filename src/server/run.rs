@@ -115,12 +115,16 @@ fn watch_cache(
         return (direct, None);
     }
     let keys = KeyLayout::new(&flags.etcd_prefix);
-    let mut prefixes: Vec<(String, String)> = catalog
+    let mut prefixes: Vec<_> = catalog
         .resources()
         .iter()
         .map(|r| {
             let prefix = keys.resource_prefix(&r.group, &r.plural);
-            (prefix, format!("{}.{}", r.plural, r.group))
+            let labels = crate::metrics::GroupResource {
+                group: r.labels.group.clone(),
+                resource: r.labels.plural.clone(),
+            };
+            (prefix, labels)
         })
         .collect();
     prefixes.dedup();
@@ -176,6 +180,7 @@ pub async fn run(
         bookmark_interval: flags.bookmark_interval,
         max_object_size: flags.max_object_size,
         inflight,
+        watches: crate::watch::limit::WatchLimit::new(flags.limits.max_watches_per_user),
         request_timeout: flags.request_timeout,
         storage_probe: Default::default(),
         namespaces,

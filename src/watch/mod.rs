@@ -1,6 +1,9 @@
 //! Watch stage: storage events into kube watch events (`ADDED`, `MODIFIED`, `DELETED`,
 //! `BOOKMARK`, `ERROR`), with selector transitions handled as kube's watch cache does.
 
+pub mod limit;
+pub mod queue;
+
 use serde_json::{Value, json};
 
 use crate::storage::{Event, KeyValue};

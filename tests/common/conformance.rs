@@ -113,7 +113,13 @@ pub async fn cached(store: Arc<dyn Store>) -> Arc<dyn Store> {
     use crd_apiserver::storage::cache::{CachedStore, DEFAULT_WINDOW};
     let cache = CachedStore::start(
         store,
-        vec![("/".to_string(), "all".to_string())],
+        vec![(
+            "/".to_string(),
+            crd_apiserver::metrics::GroupResource {
+                group: "".into(),
+                resource: "all".into(),
+            },
+        )],
         DEFAULT_WINDOW,
         Default::default(),
     );

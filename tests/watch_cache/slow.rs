@@ -74,6 +74,11 @@ async fn watch_slow_watcher_ended_fast_watcher_complete() {
         delivered.len(),
         delivered.iter().zip(&want).position(|(a, b)| a != b)
     );
-    let terminated = metric(&server, "apiserver_terminated_watchers_total").await;
+    // kube's labels: the group and the plural.
+    let terminated = sample(
+        &server,
+        "apiserver_terminated_watchers_total{group=\"stable.example.com\",resource=\"crontabs\"}",
+    )
+    .await;
     assert!(terminated >= 1, "terminated watchers: {terminated}");
 }

@@ -59,8 +59,10 @@ impl State {
 pub struct Cacher {
     /// The storage prefix of the resource, ending in `/`.
     pub(super) prefix: String,
-    /// The resource's name in metrics (`plural.group`).
+    /// The resource's name in logs and metrics (`plural.group`).
     pub(super) resource: std::sync::Arc<str>,
+    /// The resource as kube's watch cache metrics label it.
+    pub(super) labels: crate::metrics::GroupResource,
     pub(super) inner: Arc<dyn Store>,
     state: RwLock<State>,
     /// The applied revision, for readers waiting for the cache to catch up.
@@ -76,12 +78,13 @@ impl Cacher {
     pub fn new(
         inner: Arc<dyn Store>,
         prefix: String,
-        resource: String,
+        labels: crate::metrics::GroupResource,
         capacity: usize,
     ) -> Arc<Cacher> {
         Arc::new(Cacher {
             prefix,
-            resource: resource.into(),
+            resource: labels.name().into(),
+            labels,
             inner,
             state: RwLock::new(State {
                 objects: BTreeMap::new(),

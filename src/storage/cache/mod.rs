@@ -43,9 +43,9 @@ pub type PerResource = Family<crate::metrics::ResourceLabels, Counter>;
 /// What the cache counts.
 #[derive(Clone, Default)]
 pub struct CacheMetrics {
-    /// Watchers ended for falling out of the window (kube's
-    /// `apiserver_terminated_watchers_total`).
-    pub terminated: PerResource,
+    /// Watchers ended for not keeping up (kube's `apiserver_terminated_watchers_total`,
+    /// by group and resource).
+    pub terminated: Family<crate::metrics::GroupResource, Counter>,
     /// Reads the store answered because the cache did not catch up in time.
     pub fallbacks: PerResource,
 }
@@ -59,11 +59,11 @@ pub struct CachedStore {
 }
 
 impl CachedStore {
-    /// Caches the resources under `prefixes` (`(storage prefix, resource name)`) and starts
+    /// Caches the resources under `prefixes` (`(storage prefix, resource)`) and starts
     /// filling them; [`CachedStore::wait_ready`] tells when they have.
     pub fn start(
         inner: Arc<dyn Store>,
-        prefixes: Vec<(String, String)>,
+        prefixes: Vec<(String, crate::metrics::GroupResource)>,
         window: usize,
         metrics: CacheMetrics,
     ) -> Arc<CachedStore> {
@@ -216,7 +216,11 @@ impl Store for CachedStore {
                 0 => self.inner.current_revision().await?,
                 after => after,
             };
-            let counter = Self::counter(&self.metrics.terminated, cacher);
+            let counter = self
+                .metrics
+                .terminated
+                .get_or_create(&cacher.labels)
+                .clone();
             if let Some(opened) = watch::open(cacher, prefix, start, progress_every, counter) {
                 return opened;
             }

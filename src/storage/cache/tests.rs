@@ -9,33 +9,38 @@ use std::time::Duration;
 use futures::StreamExt;
 
 use super::*;
+use crate::metrics::GroupResource;
 use crate::storage::embedded::EmbeddedStore;
 use crate::storage::{Event, StorageError};
 
 const WAIT: Duration = Duration::from_secs(20);
 const QUIET: Duration = Duration::from_secs(3600);
 
-async fn cached(window: usize) -> (tempfile::TempDir, Arc<CachedStore>, PerResource) {
+async fn cached(
+    window: usize,
+) -> (
+    tempfile::TempDir,
+    Arc<CachedStore>,
+    Family<GroupResource, Counter>,
+) {
     let dir = tempfile::tempdir().unwrap();
     let store = EmbeddedStore::open(dir.path()).unwrap();
     let metrics = CacheMetrics::default();
     let terminated = metrics.terminated.clone();
-    let cache = CachedStore::start(
-        store,
-        vec![("/r/".to_string(), "things".to_string())],
-        window,
-        metrics,
-    );
+    let cache = CachedStore::start(store, vec![("/r/".to_string(), things())], window, metrics);
     assert!(cache.wait_ready(WAIT).await);
     (dir, cache, terminated)
 }
 
-fn terminated_count(family: &PerResource) -> u64 {
-    family
-        .get_or_create(&crate::metrics::ResourceLabels {
-            resource: "things".into(),
-        })
-        .get()
+fn things() -> GroupResource {
+    GroupResource {
+        group: "example.org".into(),
+        resource: "things".into(),
+    }
+}
+
+fn terminated_count(family: &Family<GroupResource, Counter>) -> u64 {
+    family.get_or_create(&things()).get()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
