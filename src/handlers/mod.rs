@@ -441,7 +441,11 @@ mod tests {
             (Some(secs(3600)), secs(60)),
         ];
         for (asked, want) in cases {
-            assert_eq!(request_deadline(started, asked, max), started + want, "{asked:?}");
+            assert_eq!(
+                request_deadline(started, asked, max),
+                started + want,
+                "{asked:?}"
+            );
         }
     }
 }
