@@ -7,19 +7,16 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use common::Server;
+use common::raw::{connector, handshake, livez_answers_within_a_second, raise_open_files_limit};
 use futures::StreamExt;
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, ServerName};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
-use tokio_rustls::client::TlsStream;
 
 const CT: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
 /// Anonymous users may do anything: the in-flight limit is tested on a non-master.
@@ -28,26 +25,6 @@ const ANONYMOUS_ALLOWED: &str =
 
 fn crontab(name: &str) -> Value {
     json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab", "metadata": {"name": name}})
-}
-
-/// A raw TLS client trusting the server's dev CA, offering `alpn`.
-fn connector(server: &Server, alpn: &[&[u8]]) -> TlsConnector {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let mut roots = rustls::RootCertStore::empty();
-    for ca in CertificateDer::pem_file_iter(server.pki.join("serving-ca.crt")).unwrap() {
-        roots.add(ca.unwrap()).unwrap();
-    }
-    let mut config = rustls::ClientConfig::builder()
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
-    TlsConnector::from(Arc::new(config))
-}
-
-async fn handshake(server: &Server, tls: &TlsConnector) -> std::io::Result<TlsStream<TcpStream>> {
-    let tcp = TcpStream::connect(server.addr).await?;
-    let name = ServerName::IpAddress(server.addr.ip().into());
-    tls.connect(name, tcp).await
 }
 
 /// Reads until the server closes the connection; how long that took.
@@ -61,22 +38,6 @@ async fn closed_after(mut conn: impl AsyncReadExt + Unpin, within: Duration) -> 
             Err(_) => panic!("connection still open after {within:?}"),
         }
     }
-}
-
-/// The test process needs a file descriptor per flood connection.
-fn raise_open_files_limit(wanted: u64) {
-    use rustix::process::{Resource, getrlimit, setrlimit};
-    let limit = getrlimit(Resource::Nofile);
-    let raised = rustix::process::Rlimit {
-        current: limit.maximum,
-        maximum: limit.maximum,
-    };
-    setrlimit(Resource::Nofile, raised).unwrap();
-    let soft = getrlimit(Resource::Nofile).current;
-    assert!(
-        soft.is_none_or(|s| s >= wanted),
-        "open-files hard limit {soft:?} is below the {wanted} this test needs (ulimit -Hn)"
-    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -122,24 +83,6 @@ async fn idle_tls_flood_past_connection_limit_livez_answers_within_a_second() {
     assert!(open >= 4000, "only {open} flood connections still open");
 }
 
-/// `/livez` on a new connection answers 200 within a second, five times over.
-async fn livez_answers_within_a_second(server: &Server) {
-    for _ in 0..5 {
-        let probe = server.anonymous();
-        let started = Instant::now();
-        let resp = tokio::time::timeout(
-            Duration::from_secs(5),
-            probe.get(server.url("/livez")).send(),
-        )
-        .await
-        .expect("livez answered during the flood")
-        .unwrap();
-        let took = started.elapsed();
-        assert_eq!(resp.status(), 200);
-        assert!(took < Duration::from_secs(1), "livez took {took:?}");
-    }
-}
-
 /// One h2 connection that stops reading: a zero stream window, and a `/livez` whose
 /// response head arrived but whose body can never be sent. Kept open by its driver.
 async fn stalled_h2_livez(
@@ -166,7 +109,8 @@ async fn h2_zero_window_flood_past_connection_limit_livez_answers_within_a_secon
     let server = Server::start();
     let tls = connector(&server, &[b"h2"]);
     // Every connection has a request whose response waits to be sent forever: none is
-    // idle, so only connections without a running handler being evictable saves the probes.
+    // idle, so only connections whose peer has read nothing for the stall grace being
+    // evictable saves the probes (newcomers past the limit wait for the oldest to stall).
     let flood: Vec<_> = futures::stream::iter(0..FLOOD)
         .map(|_| {
             let tls = tls.clone();

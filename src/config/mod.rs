@@ -2,6 +2,8 @@
 //! ([`ServeFlags`]), validated into a [`validate::Config`] with every problem reported at once.
 
 pub mod auth;
+pub mod ciphers;
+pub mod transport;
 pub mod validate;
 
 use std::net::{IpAddr, SocketAddr};
@@ -106,6 +108,8 @@ pub struct ServeFlags {
     pub shutdown_timeout: Duration,
     #[command(flatten)]
     pub limits: LimitFlags,
+    #[command(flatten)]
+    pub transport: transport::TransportFlags,
     /// Dev mode only: where the dev PKI and kubeconfig are kept.
     #[arg(long = "dev-pki-dir", default_value = "pki/dev")]
     pub dev_pki_dir: PathBuf,

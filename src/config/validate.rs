@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::ServeFlags;
+use super::transport::Transport;
 use crate::storage::etcd::EtcdConfig;
 
 /// Where the serving certificate comes from.
@@ -32,6 +33,7 @@ pub struct Config {
     pub flags: ServeFlags,
     pub serving: Serving,
     pub store: StoreChoice,
+    pub transport: Transport,
 }
 
 /// Every problem of a command line, one `--flag: problem` per line.
@@ -48,15 +50,17 @@ impl ServeFlags {
         problems.check_definitions(&self.crd_dir);
         let serving = problems.serving(&self);
         let store = problems.store(&self);
+        let transport = problems.transport(&self.transport);
         problems.check_files(&self);
         problems.check_durations(&self);
         problems.check_limits(&self);
         problems.check_always_allow_paths(&self.auth.authorization_always_allow_paths);
-        match (serving, store) {
-            (Some(serving), Some(store)) if problems.0.is_empty() => Ok(Config {
+        match (serving, store, transport) {
+            (Some(serving), Some(store), Some(transport)) if problems.0.is_empty() => Ok(Config {
                 flags: self,
                 serving,
                 store,
+                transport,
             }),
             _ => Err(ConfigErrors {
                 problems: problems.0,
@@ -66,11 +70,22 @@ impl ServeFlags {
 }
 
 #[derive(Default)]
-struct Problems(Vec<String>);
+pub(super) struct Problems(Vec<String>);
 
 impl Problems {
-    fn add(&mut self, flag: &str, problem: impl std::fmt::Display) {
+    pub(super) fn add(&mut self, flag: &str, problem: impl std::fmt::Display) {
         self.0.push(format!("--{flag}: {problem}"));
+    }
+
+    pub(super) fn count(&self) -> usize {
+        self.0.len()
+    }
+
+    /// A file read at start-up must be there.
+    pub(super) fn readable(&mut self, flag: &str, path: &Path) {
+        if !path.is_file() {
+            self.add(flag, format!("{} is not a readable file", path.display()));
+        }
     }
 
     fn check_definitions(&mut self, paths: &[PathBuf]) {
@@ -173,10 +188,8 @@ impl Problems {
             ("etcd-keyfile", flags.etcd_keyfile.as_deref()),
         ];
         for (flag, path) in files {
-            if let Some(path) = path
-                && !path.is_file()
-            {
-                self.add(flag, format!("{} is not a readable file", path.display()));
+            if let Some(path) = path {
+                self.readable(flag, path);
             }
         }
     }

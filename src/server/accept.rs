@@ -4,9 +4,12 @@
 //! Why this order: a slot taken before the handshake lets anyone who can reach the port
 //! fill every slot with connections that never speak, and the health probes time out.
 //! So the loop never waits: handshakes are bounded by their own pool and by a deadline,
-//! and a full pool (of handshakes, or of connections) asks its oldest idle member to
-//! leave rather than turning the newcomer away. Connections with requests in flight are
-//! never evicted; those wait for the request limits of [`crate::server::inflight`].
+//! and a full pool (of handshakes, or of connections) asks its oldest evictable member
+//! to leave rather than turning the newcomer away. A connection is evictable only while
+//! it carries no stream or only streams its peer stopped reading
+//! ([`crate::server::streams`]): watches and responses in progress are never ended for
+//! a newcomer. When no connection is evictable, the newcomer waits for a slot within its
+//! handshake deadline, and at most [`MAX_WAITING`] wait at once; the others are closed.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,17 +21,20 @@ use tokio_rustls::server::TlsStream;
 
 use crate::handlers::AppState;
 use crate::server::connection::{self, Shared};
-use crate::server::slots::Slots;
+use crate::server::slots::{Always, Answer, Slots};
 
-/// Connections served at once, counted after their handshake.
-pub const MAX_CONNECTIONS: u32 = 4096;
 /// TLS handshakes in progress at once; when full, the oldest gives way to a newcomer, so
 /// a half-open flood cannot starve a client whose handshake takes milliseconds.
 pub const MAX_HANDSHAKES: u32 = 1024;
+/// Newcomers with a finished handshake waiting for a connection slot at once.
+pub const MAX_WAITING: u32 = 1024;
 
 /// The connection limits of the flags.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
+    /// Connections served at once, counted after their handshake.
+    pub max_connections: u32,
+    pub h2_max_streams: u32,
     pub handshake_timeout: Duration,
     pub idle_timeout: Duration,
     pub drain_timeout: Duration,
@@ -43,12 +49,13 @@ pub async fn serve(
     stop: impl std::future::Future<Output = ()>,
     limits: Limits,
 ) {
-    let handshakes = Slots::new(MAX_HANDSHAKES);
+    let handshakes = Slots::new(MAX_HANDSHAKES, MAX_HANDSHAKES);
     let (closing_tx, closing) = watch::channel(false);
     let shared = Shared {
         state,
-        slots: Slots::new(MAX_CONNECTIONS),
+        slots: Slots::new(limits.max_connections, MAX_WAITING),
         idle_timeout: limits.idle_timeout,
+        h2_max_streams: limits.h2_max_streams,
         closing,
     };
     tokio::pin!(stop);
@@ -109,15 +116,18 @@ async fn establish(
     connections: &Arc<Slots>,
 ) -> Result<(TlsStream<TcpStream>, OwnedSemaphorePermit), String> {
     let handshake = handshakes.take().await.ok_or("no handshake slot")?;
-    let offer = handshakes.offer();
+    let offer = handshakes.offer(Arc::new(Always));
     let tls = tokio::select! {
         tls = acceptor.accept(tcp) => tls.map_err(|e| format!("TLS handshake failed: {e}"))?,
-        _ = offer.evicted() => return Err("handshake slot given to a newer connection".into()),
+        Answer::Leave = offer.answered() => return Err("handshake slot given to a newer connection".into()),
     };
     drop(offer);
     drop(handshake);
     no_delay(&tls);
-    let slot = connections.take().await.ok_or("no connection slot")?;
+    let slot = connections
+        .take()
+        .await
+        .ok_or("no connection slot: too many newcomers wait")?;
     Ok((tls, slot))
 }
 

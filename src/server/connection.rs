@@ -1,22 +1,21 @@
 //! One connection after its TLS handshake: HTTP/1.1 or h2 per ALPN, the peer's
 //! certificate chain handed to every request, and the connection's end.
 //!
-//! Requests are counted twice: *busy* from their head to the last byte of their response,
-//! *active* from their head until their handler has answered. A connection with nothing
-//! busy is idle and is closed after the idle timeout. A connection with nothing active
-//! may be evicted when a new connection needs its slot: a response that only waits to
-//! be sent (a peer that stopped reading, an h2 peer with a zero window, a watch) must not
-//! pin a slot, or such peers could hold every slot. An evicted connection is closed
-//! gracefully and dropped after a short grace (100 ms), whatever it is still sending.
+//! A connection whose requests are all done is idle and is closed after the idle
+//! timeout. It may be evicted when a new connection needs its slot only while it
+//! carries no stream, or while every response it carries has waited for a peer that
+//! stopped reading for [`STALL_GRACE`](crate::server::streams::STALL_GRACE) (see
+//! [`crate::server::streams`] for how that is told apart from a watch waiting for
+//! events): such peers must not hold every slot, and a flood of newcomers must not end
+//! the watches and responses of established clients.
+//! An evicted connection is closed gracefully and dropped after a short grace (100 ms),
+//! whatever it is still sending.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::body::Body;
-use http::Response;
-use http_body_util::BodyExt;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
 use rustls::pki_types::CertificateDer;
@@ -27,7 +26,8 @@ use tokio_rustls::server::TlsStream;
 
 use crate::handlers::AppState;
 use crate::server::exchange;
-use crate::server::slots::Slots;
+use crate::server::slots::{Answer, Slots};
+use crate::server::streams::{Standing, Streams};
 
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
 const KEEP_ALIVE_INTERVAL: Duration = Duration::from_secs(30);
@@ -36,9 +36,11 @@ const KEEP_ALIVE_INTERVAL: Duration = Duration::from_secs(30);
 #[derive(Clone)]
 pub struct Shared {
     pub state: Arc<AppState>,
-    /// The connection slots; idle connections offer theirs.
+    /// The connection slots; idle and stalled connections offer theirs.
     pub slots: Arc<Slots>,
     pub idle_timeout: Duration,
+    /// SETTINGS_MAX_CONCURRENT_STREAMS of every h2 connection.
+    pub h2_max_streams: u32,
     /// Turns true when the server stops: connections finish their requests and close.
     pub closing: watch::Receiver<bool>,
 }
@@ -53,40 +55,31 @@ pub async fn serve(tls: TlsStream<TcpStream>, peer: SocketAddr, shared: Shared) 
             .map(<[_]>::to_vec)
             .unwrap_or_default(),
     );
-    let (busy, busy_rx) = watch::channel(0usize);
-    let busy = Arc::new(busy);
-    let (active, active_rx) = watch::channel(0usize);
-    let active = Arc::new(active);
+    let streams = Streams::new();
     let state = shared.state.clone();
+    let counted = streams.clone();
     let service = hyper::service::service_fn(move |req| {
         let state = state.clone();
         let certs = certs.clone();
-        let in_flight = InFlight::enter(&busy);
-        let handling = InFlight::enter(&active);
+        let request = counted.request();
         async move {
             // Boxed: hyper moves each stream's future several times while it spawns its
             // task, and the pipeline's state machine is 8 KiB (this one is 312 bytes).
             let resp = Box::pin(exchange::handle(state, &certs, req)).await;
-            drop(handling);
-            Ok::<_, Infallible>(in_flight.hold_until_sent(resp))
+            Ok::<_, Infallible>(request.answered(resp))
         }
     });
-    let builder = builder();
+    let builder = builder(shared.h2_max_streams);
     let conn = builder.serve_connection_with_upgrades(TokioIo::new(tls), service);
     tokio::pin!(conn);
-    let idle = until_idle(
-        busy_rx.clone(),
-        active_rx,
-        shared.slots.clone(),
-        shared.idle_timeout,
-    );
+    let idle = until_idle(streams.clone(), shared.slots.clone(), shared.idle_timeout);
     tokio::pin!(idle);
     let mut closing = shared.closing.clone();
     let stop = async move {
         let _ = closing.wait_for(|c| *c).await;
     };
     tokio::pin!(stop);
-    let forced = force_close(busy_rx.clone());
+    let forced = force_close(streams.busy());
     tokio::pin!(forced);
     let evicted_grace = tokio::time::sleep(Duration::MAX);
     tokio::pin!(evicted_grace);
@@ -129,7 +122,7 @@ const H2_SEND_BUFFER: usize = 64 * 1024;
 
 /// HTTP/1.1 and h2 with the timeouts that keep slow clients from holding a connection:
 /// the request head must arrive within 30 s, and an h2 peer must answer pings.
-fn builder() -> Builder<TokioExecutor> {
+fn builder(h2_max_streams: u32) -> Builder<TokioExecutor> {
     let mut builder = Builder::new(TokioExecutor::new());
     builder
         .http1()
@@ -140,7 +133,8 @@ fn builder() -> Builder<TokioExecutor> {
         .timer(TokioTimer::new())
         .keep_alive_interval(Some(KEEP_ALIVE_INTERVAL))
         .keep_alive_timeout(HEADER_READ_TIMEOUT)
-        .max_send_buf_size(H2_SEND_BUFFER);
+        .max_send_buf_size(H2_SEND_BUFFER)
+        .max_concurrent_streams(h2_max_streams);
     builder
 }
 
@@ -161,38 +155,48 @@ async fn force_close(mut busy: watch::Receiver<usize>) {
 enum IdleEnd {
     /// Nothing was busy for the idle timeout.
     Idle,
-    /// A new connection took its slot while no handler was running.
+    /// A new connection took its slot while it carried no stream, or only stalled ones.
     Evicted,
 }
 
+/// How often a connection whose streams the server works on looks again whether they
+/// stalled (a watch whose peer stopped reading); a handler's answer is looked at at once.
+const SERVING_RECHECK: Duration = Duration::from_secs(5);
+
 /// Resolves once the connection has had nothing busy for `timeout`, or was asked to give
-/// up its slot while no handler was running (it offers its slot only then).
-async fn until_idle(
-    busy: watch::Receiver<usize>,
-    mut active: watch::Receiver<usize>,
-    slots: Arc<Slots>,
-    timeout: Duration,
-) -> IdleEnd {
-    let idle = idle_for(busy, timeout);
+/// up its slot. It offers its slot only while idle or stalled ([`Standing`]); the pool
+/// asks again before evicting, so an offer whose stream moved again is declined.
+async fn until_idle(streams: Arc<Streams>, slots: Arc<Slots>, timeout: Duration) -> IdleEnd {
+    let mut busy = streams.busy();
+    let idle = idle_for(busy.clone(), timeout);
     tokio::pin!(idle);
     loop {
+        busy.borrow_and_update();
+        let now = Instant::now();
+        let recheck = match streams.standing(now) {
+            Standing::Serving => now + SERVING_RECHECK,
+            Standing::Sending { stalled_at } => stalled_at,
+            Standing::Idle | Standing::Stalled => {
+                let offer = slots.offer(streams.clone());
+                tokio::select! {
+                    () = &mut idle => return IdleEnd::Idle,
+                    answer = offer.answered() => if answer == Answer::Leave {
+                        return IdleEnd::Evicted;
+                    },
+                    changed = busy.changed() => if changed.is_err() {
+                        return IdleEnd::Idle;
+                    },
+                }
+                continue;
+            }
+        };
         tokio::select! {
             () = &mut idle => return IdleEnd::Idle,
-            waited = active.wait_for(|n| *n == 0) => {
-                if waited.is_err() {
-                    return IdleEnd::Idle;
-                }
-            }
-        }
-        let offer = slots.offer();
-        tokio::select! {
-            () = &mut idle => return IdleEnd::Idle,
-            _ = offer.evicted() => return IdleEnd::Evicted,
-            again = active.wait_for(|n| *n > 0) => {
-                if again.is_err() {
-                    return IdleEnd::Idle;
-                }
-            }
+            changed = busy.changed() => if changed.is_err() {
+                return IdleEnd::Idle;
+            },
+            () = streams.answered() => {}
+            _ = tokio::time::sleep_until(recheck) => {}
         }
     }
 }
@@ -214,36 +218,15 @@ async fn idle_for(mut busy: watch::Receiver<usize>, timeout: Duration) {
     std::future::pending().await
 }
 
-/// One request of the connection, counted until its response has been sent.
-struct InFlight(Arc<watch::Sender<usize>>);
-
-impl InFlight {
-    fn enter(busy: &Arc<watch::Sender<usize>>) -> InFlight {
-        busy.send_modify(|n| *n += 1);
-        InFlight(busy.clone())
-    }
-
-    /// The response, its body keeping the request counted until hyper drops it (sent,
-    /// or the stream reset).
-    fn hold_until_sent(self, resp: Response<Body>) -> Response<Body> {
-        resp.map(|body| {
-            Body::new(body.map_frame(move |frame| {
-                let _counted = &self;
-                frame
-            }))
-        })
-    }
-}
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        self.0.send_modify(|n| *n = n.saturating_sub(1));
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use axum::body::Body;
+    use bytes::Bytes;
+    use http::Response;
+    use http_body_util::BodyExt;
+
     use super::*;
+    use crate::server::streams;
 
     /// Yields until `slots` has an offer to evict (true), or gives up after many polls.
     async fn evict_when_offered(slots: &Slots) -> bool {
@@ -256,68 +239,103 @@ mod tests {
         false
     }
 
-    /// `until_idle` watching a busy connection with `active` handlers running.
-    struct Watched {
-        _busy: watch::Sender<usize>,
-        active: watch::Sender<usize>,
-        slots: Arc<Slots>,
-        ended: tokio::task::JoinHandle<IdleEnd>,
-    }
-
-    fn watched(active: usize) -> Watched {
-        let (busy, busy_rx) = watch::channel(1usize);
-        let (active, active_rx) = watch::channel(active);
-        let slots = Slots::new(1);
+    /// `until_idle` watching a connection with one request whose handler runs.
+    fn watched() -> (
+        Arc<Streams>,
+        streams::Request,
+        Arc<Slots>,
+        tokio::task::JoinHandle<IdleEnd>,
+    ) {
+        let streams = Streams::new();
+        let request = streams.request();
+        let slots = Slots::new(1, 1);
         let ended = tokio::spawn(until_idle(
-            busy_rx,
-            active_rx,
+            streams.clone(),
             slots.clone(),
             Duration::from_secs(3600),
         ));
-        Watched {
-            _busy: busy,
-            active,
-            slots,
-            ended,
-        }
+        (streams, request, slots, ended)
     }
 
-    #[tokio::test]
-    async fn until_idle_response_waiting_to_be_sent_evictable() {
-        // A response the peer does not read (h2 zero window): busy, but no handler runs.
-        let w = watched(0);
-        assert!(
-            evict_when_offered(&w.slots).await,
-            "no offer while only sending"
-        );
-        assert_eq!(w.ended.await.unwrap(), IdleEnd::Evicted);
+    /// A response body the test feeds.
+    fn fed() -> (
+        tokio::sync::mpsc::Sender<Result<Bytes, std::io::Error>>,
+        Body,
+    ) {
+        let (tx, rx) = tokio::sync::mpsc::channel(1);
+        let body = Body::from_stream(tokio_stream::wrappers::ReceiverStream::new(rx));
+        (tx, body)
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
+    async fn until_idle_watch_waiting_for_events_never_evictable() {
+        let (_streams, request, slots, ended) = watched();
+        let (_events, body) = fed();
+        let mut body = request.answered(Response::new(body)).into_body();
+        assert!(futures::poll!(body.frame()).is_pending());
+        tokio::time::sleep(Duration::from_secs(600)).await;
+        assert!(!evict_when_offered(&slots).await, "a watch was offered");
+        assert!(!ended.is_finished());
+        ended.abort();
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn until_idle_running_handler_not_evictable_until_done() {
-        let Watched {
-            _busy,
-            active,
-            slots,
-            ended,
-        } = watched(1);
+        let (_streams, request, slots, ended) = watched();
+        tokio::time::sleep(Duration::from_secs(600)).await;
         assert!(
             !evict_when_offered(&slots).await,
             "offered while a handler runs"
         );
-        active.send_replace(0);
+        drop(request.answered(Response::new(Body::from("done"))));
         assert!(
             evict_when_offered(&slots).await,
-            "no offer once the handler answered"
+            "no offer once the response was sent"
         );
         assert_eq!(ended.await.unwrap(), IdleEnd::Evicted);
     }
 
     #[tokio::test(start_paused = true)]
+    async fn until_idle_response_peer_stopped_reading_evictable_after_grace() {
+        // The h2 zero-window peer: the body's first frame was taken, never the next.
+        let (_streams, request, slots, ended) = watched();
+        let (events, body) = fed();
+        let mut body = request.answered(Response::new(body)).into_body();
+        events.send(Ok(Bytes::from_static(b"line"))).await.unwrap();
+        assert!(body.frame().await.is_some());
+        tokio::time::sleep(streams::STALL_GRACE / 2).await;
+        assert!(
+            !evict_when_offered(&slots).await,
+            "offered before the grace"
+        );
+        tokio::time::sleep(streams::STALL_GRACE).await;
+        assert!(evict_when_offered(&slots).await, "not offered once stalled");
+        assert_eq!(ended.await.unwrap(), IdleEnd::Evicted);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn until_idle_stalled_stream_moves_again_not_evicted() {
+        let (_streams, request, slots, ended) = watched();
+        let (events, body) = fed();
+        let mut body = request.answered(Response::new(body)).into_body();
+        events.send(Ok(Bytes::from_static(b"line"))).await.unwrap();
+        assert!(body.frame().await.is_some());
+        tokio::time::sleep(streams::STALL_GRACE * 2).await;
+        // The peer reads again: hyper asks for more, and the watch waits for events.
+        assert!(futures::poll!(body.frame()).is_pending());
+        assert!(
+            !slots.evict_oldest(),
+            "a stream that moved again was evicted"
+        );
+        tokio::time::sleep(Duration::from_secs(600)).await;
+        assert!(!evict_when_offered(&slots).await);
+        assert!(!ended.is_finished());
+        ended.abort();
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn until_idle_nothing_busy_ends_after_timeout() {
-        let (_busy, busy_rx) = watch::channel(0usize);
-        let (_active, active_rx) = watch::channel(0usize);
-        let ended = until_idle(busy_rx, active_rx, Slots::new(1), Duration::from_secs(90));
+        let ended = until_idle(Streams::new(), Slots::new(1, 1), Duration::from_secs(90));
         assert_eq!(ended.await, IdleEnd::Idle);
     }
 }

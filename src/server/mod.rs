@@ -1,5 +1,6 @@
 //! Server stage: TLS accept loop with connection and handshake slots, each connection's
-//! HTTP serving (client certificate captured per connection), each request's body and
+//! HTTP serving (client certificate captured per connection) and what its streams are
+//! doing (for eviction), each request's body and
 //! hand-off to the handlers, the live serving certificate, the in-flight request limit,
 //! HEAD answers, start-up, dev mode and the shutdown sequence.
 
@@ -14,6 +15,8 @@ pub mod run;
 pub mod serving;
 pub mod shutdown;
 pub mod slots;
+pub mod sni;
+pub mod streams;
 pub mod tls;
 
 use std::sync::OnceLock;

@@ -11,6 +11,7 @@ use tokio_rustls::TlsAcceptor;
 use crate::authn::{self, Authenticator};
 use crate::authz::Authorizer;
 use crate::config::ServeFlags;
+use crate::config::transport::Transport;
 use crate::config::validate::{ConfigErrors, Serving, StoreChoice};
 use crate::crd::catalog::Catalog;
 use crate::handlers::AppState;
@@ -66,15 +67,18 @@ pub fn load_catalog(paths: &[PathBuf]) -> Result<Catalog, StartError> {
     Catalog::build(&crds).map_err(|e| StartError::Definitions(e.to_string()))
 }
 
-/// Serving TLS from the configured pair, or a self-signed pair in `--cert-dir`; the
-/// returned follower keeps the pair in step with its files.
-fn acceptor(serving: &Serving) -> Result<(TlsAcceptor, ServingFiles), StartError> {
+/// Serving TLS from the configured pair, or a self-signed pair in `--cert-dir`, and the
+/// SNI pairs; the returned follower keeps the pairs in step with their files.
+fn acceptor(
+    serving: &Serving,
+    transport: &Transport,
+) -> Result<(TlsAcceptor, ServingFiles), StartError> {
     let (cert, key) = match serving {
         Serving::Files { cert, key } => (cert.clone(), key.clone()),
         Serving::SelfSigned { cert_dir } => pki::self_signed_serving(cert_dir)?,
     };
-    let (files, serving) = ServingFiles::load(cert, key)?;
-    let config = tls::server_config(serving)?;
+    let (files, serving) = ServingFiles::load(cert, key, &transport.sni)?;
+    let config = tls::server_config(serving, &transport.tls)?;
     Ok((TlsAcceptor::from(Arc::new(config)), files))
 }
 
@@ -149,12 +153,12 @@ pub async fn run(
     on_listening: impl FnOnce(std::net::SocketAddr),
 ) -> Result<(), StartError> {
     tls::install_crypto_provider();
-    raise_open_files_limit();
     // Every flag problem is reported at once, before anything is read or opened.
     let config = flags.validate()?;
+    raise_open_files_limit(config.transport.max_connections);
     let flags = &config.flags;
     let catalog = load_catalog(&flags.crd_dir)?;
-    let (acceptor, serving_files) = acceptor(&config.serving)?;
+    let (acceptor, serving_files) = acceptor(&config.serving, &config.transport)?;
     tokio::spawn(serving_files.run());
     let metrics = Arc::new(Metrics::new());
     let (authenticator, authorizer) = authenticator(flags, &metrics).await?;
@@ -203,6 +207,8 @@ pub async fn run(
     on_listening(bound);
     let stop = shutdown::begin(state.clone(), flags.limits.shutdown_delay);
     let limits = accept::Limits {
+        max_connections: config.transport.max_connections,
+        h2_max_streams: config.transport.h2_max_streams,
         handshake_timeout: flags.limits.handshake_timeout,
         idle_timeout: flags.limits.idle_timeout,
         drain_timeout: flags.shutdown_timeout,
@@ -211,13 +217,16 @@ pub async fn run(
     Ok(())
 }
 
-/// Open files the connection and handshake limits need, with room for the store and
-/// the cluster clients.
-const WANTED_OPEN_FILES: u64 = (accept::MAX_CONNECTIONS + accept::MAX_HANDSHAKES) as u64 + 512;
-
 /// Raises the soft open-files limit to the hard one (as Go does since 1.19): the
 /// default soft limit of 1024 would cap connections long before their own limit.
-fn raise_open_files_limit() {
+fn raise_open_files_limit(max_connections: u32) {
+    // The connections, the handshakes and the newcomers waiting for a connection slot,
+    // with room for the store and the cluster clients.
+    let wanted = [max_connections, accept::MAX_HANDSHAKES, accept::MAX_WAITING]
+        .iter()
+        .map(|n| u64::from(*n))
+        .sum::<u64>()
+        + 512;
     use rustix::process::{Resource, getrlimit, setrlimit};
     let limit = getrlimit(Resource::Nofile);
     let raised = rustix::process::Rlimit {
@@ -231,10 +240,10 @@ fn raise_open_files_limit() {
             limit.current
         }
     };
-    if let Some(soft) = soft.filter(|s| *s < WANTED_OPEN_FILES) {
+    if let Some(soft) = soft.filter(|s| *s < wanted) {
         tracing::warn!(
             limit = soft,
-            wanted = WANTED_OPEN_FILES,
+            wanted,
             "open-files limit is below what the connection limits need; accepts may fail"
         );
     }

@@ -1,10 +1,12 @@
-//! The serving certificate, live: `--tls-cert-file` / `--tls-private-key-file` (or the
-//! self-signed pair in `--cert-dir`) are compared with the pair in use every
-//! [`POLL_INTERVAL`], as k8s.io/apiserver's `DynamicCertKeyPairContent` reloads them. A
-//! renewed pair is handed to every new TLS handshake by [`ServingCertificate`]; open
+//! The serving certificates, live: `--tls-cert-file` / `--tls-private-key-file` (or the
+//! self-signed pair in `--cert-dir`) and every `--tls-sni-cert-key` pair are compared
+//! with the pairs in use every [`POLL_INTERVAL`], as k8s.io/apiserver's
+//! `DynamicCertKeyPairContent` and `DynamicSNIContent` reload them. Renewed pairs are
+//! handed to every new TLS handshake by [`ServingCertificate`], the SNI pair whose names
+//! match the handshake's server name ([`super::sni`]) or else the default pair; open
 //! connections keep the certificate they were set up with.
 //!
-//! The pair is swapped only when both files parse and the key matches the certificate,
+//! A pair is swapped only when both files parse and the key matches the certificate,
 //! so a renewal caught between writing the certificate and writing the key is never
 //! half-applied: the old pair keeps serving and the problem is logged once per change.
 
@@ -16,37 +18,50 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::server::{ClientHello, ResolvesServerCert};
 use rustls::sign::CertifiedKey;
 
+use super::sni::{ByName, Named};
 use super::tls::TlsError;
 use crate::authn::cafile::{POLL_INTERVAL, Problems};
+use crate::config::transport::NamedCertKey;
 
-/// The pair in use, and a digest of the files' content it came from.
-#[derive(Debug)]
-struct InUse {
+/// A pair in use, and a digest of the files' content it came from.
+#[derive(Debug, Clone)]
+struct Loaded {
     key: Arc<CertifiedKey>,
     source: [u8; 32],
 }
 
-/// Hands the current serving pair to each handshake (any server name).
+/// The pairs in use: the default pair, the SNI pairs in flag order, and the SNI pairs
+/// by server name.
+#[derive(Debug)]
+struct Served {
+    default: Loaded,
+    sni: Vec<Loaded>,
+    by_name: ByName,
+}
+
+/// Hands each handshake the SNI pair named by its server name, or the default pair.
 #[derive(Debug)]
 pub struct ServingCertificate {
-    current: RwLock<Arc<InUse>>,
+    current: RwLock<Arc<Served>>,
 }
 
 impl ResolvesServerCert for ServingCertificate {
-    fn resolve(&self, _hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
-        Some(self.in_use().key.clone())
+    fn resolve(&self, hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        let served = self.in_use();
+        let key = served.by_name.find(hello.server_name());
+        Some(key.unwrap_or(&served.default.key).clone())
     }
 }
 
 impl ServingCertificate {
-    fn in_use(&self) -> Arc<InUse> {
+    fn in_use(&self) -> Arc<Served> {
         self.current
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
     }
 
-    fn swap(&self, next: InUse) {
+    fn swap(&self, next: Served) {
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(next);
     }
 }
@@ -97,12 +112,78 @@ pub fn certified_key(
     Ok(pair)
 }
 
-/// Follows the serving pair's files.
-pub struct ServingFiles {
+/// One pair of files followed.
+struct PairFiles {
     cert: PathBuf,
     key: PathBuf,
-    serving: Arc<ServingCertificate>,
+    /// The explicit SNI names of an SNI pair.
+    names: Vec<String>,
+    flag: &'static str,
     problems: Problems,
+}
+
+impl PairFiles {
+    fn new(cert: PathBuf, key: PathBuf, names: Vec<String>, flag: &'static str) -> PairFiles {
+        PairFiles {
+            cert,
+            key,
+            names,
+            flag,
+            problems: Problems::default(),
+        }
+    }
+
+    fn load_now(&self) -> Result<Loaded, TlsError> {
+        let (cert_pem, key_pem) = (read_now(&self.cert)?, read_now(&self.key)?);
+        let pair = certified_key(&cert_pem, &key_pem, &self.cert, &self.key)?;
+        Ok(Loaded {
+            key: Arc::new(pair),
+            source: digest(&cert_pem, &key_pem),
+        })
+    }
+
+    /// The pair if its files changed from `in_use` and parse; problems are logged once.
+    async fn changed(&mut self, in_use: &Loaded) -> Option<Loaded> {
+        let (cert_pem, key_pem) = match (read(&self.cert).await, read(&self.key).await) {
+            (Ok(c), Ok(k)) => (c, k),
+            (Err(e), _) | (_, Err(e)) => {
+                self.report(&e, None);
+                return None;
+            }
+        };
+        let source = digest(&cert_pem, &key_pem);
+        if in_use.source == source {
+            self.problems.clear();
+            return None;
+        }
+        match certified_key(&cert_pem, &key_pem, &self.cert, &self.key) {
+            Ok(pair) => {
+                self.problems.clear();
+                tracing::info!(flag = self.flag, cert = %self.cert.display(), key = %self.key.display(), "loaded a new serving certificate");
+                Some(Loaded {
+                    key: Arc::new(pair),
+                    source,
+                })
+            }
+            Err(e) => {
+                self.report(&e, Some(&source));
+                None
+            }
+        }
+    }
+
+    fn report(&mut self, error: &TlsError, source: Option<&[u8; 32]>) {
+        let error = error.to_string();
+        self.problems
+            .report(self.flag, &self.cert, &error, source.map(|s| s.as_slice()));
+    }
+}
+
+/// Follows the serving pairs' files.
+pub struct ServingFiles {
+    default: PairFiles,
+    sni: Vec<PairFiles>,
+    serving: Arc<ServingCertificate>,
 }
 
 async fn read(path: &Path) -> Result<Vec<u8>, TlsError> {
@@ -121,26 +202,56 @@ fn read_now(path: &Path) -> Result<Vec<u8>, TlsError> {
     })
 }
 
+/// The SNI pairs by name, from the pairs in use and their files' explicit names.
+fn by_name(sni: &[Loaded], files: &[PairFiles]) -> ByName {
+    let named: Vec<Named> = sni
+        .iter()
+        .zip(files)
+        .map(|(loaded, files)| Named {
+            key: loaded.key.clone(),
+            explicit: files.names.clone(),
+        })
+        .collect();
+    ByName::build(&named)
+}
+
 impl ServingFiles {
-    /// Loads the pair at start-up (any problem is fatal here) and returns the follower
-    /// with the certificate resolver for the TLS configuration.
+    /// Loads the default pair and the SNI pairs at start-up (any problem is fatal here)
+    /// and returns the follower with the certificate resolver for the TLS configuration.
     pub fn load(
         cert: PathBuf,
         key: PathBuf,
+        sni: &[NamedCertKey],
     ) -> Result<(ServingFiles, Arc<ServingCertificate>), TlsError> {
-        let (cert_pem, key_pem) = (read_now(&cert)?, read_now(&key)?);
-        let pair = certified_key(&cert_pem, &key_pem, &cert, &key)?;
+        let flag = "--tls-cert-file/--tls-private-key-file";
+        let default = PairFiles::new(cert, key, Vec::new(), flag);
+        let sni: Vec<PairFiles> = sni
+            .iter()
+            .map(|p| {
+                PairFiles::new(
+                    p.cert.clone(),
+                    p.key.clone(),
+                    p.names.clone(),
+                    "--tls-sni-cert-key",
+                )
+            })
+            .collect();
+        let sni_loaded = sni
+            .iter()
+            .map(PairFiles::load_now)
+            .collect::<Result<Vec<_>, _>>()?;
+        let served = Served {
+            default: default.load_now()?,
+            by_name: by_name(&sni_loaded, &sni),
+            sni: sni_loaded,
+        };
         let serving = Arc::new(ServingCertificate {
-            current: RwLock::new(Arc::new(InUse {
-                key: Arc::new(pair),
-                source: digest(&cert_pem, &key_pem),
-            })),
+            current: RwLock::new(Arc::new(served)),
         });
         let files = ServingFiles {
-            cert,
-            key,
+            default,
+            sni,
             serving: serving.clone(),
-            problems: Problems::default(),
         };
         Ok((files, serving))
     }
@@ -155,34 +266,26 @@ impl ServingFiles {
         }
     }
 
+    /// Swaps in every pair whose files changed and parse.
     async fn check(&mut self) {
-        let (cert_pem, key_pem) = match (read(&self.cert).await, read(&self.key).await) {
-            (Ok(c), Ok(k)) => (c, k),
-            (Err(e), _) | (_, Err(e)) => return self.report(&e, None),
-        };
-        let source = digest(&cert_pem, &key_pem);
-        if self.serving.in_use().source == source {
-            self.problems.clear();
+        let in_use = self.serving.in_use();
+        let default = self.default.changed(&in_use.default).await;
+        let mut sni = in_use.sni.clone();
+        let mut sni_changed = false;
+        for (files, loaded) in self.sni.iter_mut().zip(sni.iter_mut()) {
+            if let Some(next) = files.changed(loaded).await {
+                *loaded = next;
+                sni_changed = true;
+            }
+        }
+        if default.is_none() && !sni_changed {
             return;
         }
-        match certified_key(&cert_pem, &key_pem, &self.cert, &self.key) {
-            Ok(pair) => {
-                self.serving.swap(InUse {
-                    key: Arc::new(pair),
-                    source,
-                });
-                self.problems.clear();
-                tracing::info!(cert = %self.cert.display(), key = %self.key.display(), "loaded a new serving certificate");
-            }
-            Err(e) => self.report(&e, Some(&source)),
-        }
-    }
-
-    fn report(&mut self, error: &TlsError, source: Option<&[u8; 32]>) {
-        let flag = "--tls-cert-file/--tls-private-key-file";
-        let error = error.to_string();
-        self.problems
-            .report(flag, &self.cert, &error, source.map(|s| s.as_slice()));
+        self.serving.swap(Served {
+            default: default.unwrap_or_else(|| in_use.default.clone()),
+            by_name: by_name(&sni, &self.sni),
+            sni,
+        });
     }
 }
 

@@ -1,5 +1,6 @@
-//! TLS: the rustls server configuration (ring provider, h2 + http/1.1 via ALPN, the
-//! live serving certificate of [`super::serving`]) and a client-certificate verifier
+//! TLS: the rustls server configuration (ring provider, the versions and TLS 1.2 cipher
+//! suites of `--tls-min-version` and `--tls-cipher-suites`, h2 + http/1.1 via ALPN, the
+//! live serving certificates of [`super::serving`]) and a client-certificate verifier
 //! that only proves key possession.
 //!
 //! Client certificates are optional at the TLS level and their chains are *not* checked
@@ -17,6 +18,9 @@ use rustls::pki_types::{CertificateDer, UnixTime};
 use rustls::server::ResolvesServerCert;
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use rustls::{DistinguishedName, SignatureScheme};
+
+use crate::config::ciphers::TlsVersion;
+use crate::config::transport::TlsPolicy;
 
 /// Why TLS material could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -48,15 +52,36 @@ fn provider() -> Arc<CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
 }
 
-/// The server configuration: certificates from `serving`, optional client certificates,
-/// h2 + http/1.1.
+/// The server configuration: certificates from `serving`, the versions and suites of
+/// `policy`, optional client certificates, h2 + http/1.1.
 pub fn server_config(
     serving: Arc<dyn ResolvesServerCert>,
+    policy: &TlsPolicy,
 ) -> Result<rustls::ServerConfig, TlsError> {
-    let provider = provider();
-    let mut config = rustls::ServerConfig::builder_with_provider(provider.clone())
-        .with_safe_default_protocol_versions()?
-        .with_client_cert_verifier(Arc::new(PossessionOnlyVerifier { provider }))
+    let mut offered = rustls::crypto::ring::default_provider();
+    if let Some(tls12) = &policy.tls12_suites {
+        // As Go: the list restricts TLS 1.2; TLS 1.3 suites stay as they are.
+        offered.cipher_suites.retain(|s| match s {
+            rustls::SupportedCipherSuite::Tls12(_) => tls12.contains(&s.suite()),
+            rustls::SupportedCipherSuite::Tls13(_) => true,
+        });
+    }
+    let tls12_left = offered
+        .cipher_suites
+        .iter()
+        .any(|s| s.version() == &rustls::version::TLS12);
+    let versions: &[&'static rustls::SupportedProtocolVersion] =
+        match (policy.min_version, tls12_left) {
+            (TlsVersion::Tls12, true) => &[&rustls::version::TLS13, &rustls::version::TLS12],
+            // No TLS 1.2 suite chosen: a TLS 1.2 handshake could not succeed (in Go it fails).
+            (TlsVersion::Tls12, false) | (TlsVersion::Tls13, _) => &[&rustls::version::TLS13],
+        };
+    let verifier = PossessionOnlyVerifier {
+        provider: provider(),
+    };
+    let mut config = rustls::ServerConfig::builder_with_provider(Arc::new(offered))
+        .with_protocol_versions(versions)?
+        .with_client_cert_verifier(Arc::new(verifier))
         .with_cert_resolver(serving);
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     Ok(config)

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod process_log;
+pub mod raw;
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
