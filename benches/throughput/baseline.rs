@@ -1,7 +1,8 @@
 //! This build against an earlier one (`BENCH_ONLY=baseline`, never by default): the
 //! full-stack create and GET cells of both stores, served by this build's server and by
 //! the binary `BENCH_BASELINE_BIN` names (e.g. a release build of the commit before a
-//! change), in alternation, `BENCH_ROUNDS` times, judged on the median of each cell. It
+//! change), in alternation (each going first in every other round), `BENCH_ROUNDS`
+//! times, judged on the median of each cell. It
 //! answers "does this change slow the path of users who do not use it" within one run
 //! on one machine, whose speed drifts over minutes.
 //!
@@ -69,7 +70,13 @@ pub async fn run() {
             let mut create = Compared::new(store, "create", concurrency);
             let mut get = Compared::new(store, "get", concurrency);
             for round in 0..rounds() {
-                for (server, which) in servers {
+                // ABBA: each build goes first in every other round, so neither gains
+                // from its place (a warm cache, the other's writes settling).
+                let order = match round % 2 {
+                    0 => [servers[0], servers[1]],
+                    _ => [servers[1], servers[0]],
+                };
+                for (server, which) in order {
                     let (client, url) = (kubectl_like(server), server.url(CT));
                     let tag = format!("{which}{round}");
                     let made = creates(&client, &url, &tag, concurrency).await.per_sec();

@@ -170,10 +170,14 @@ async fn until_idle(streams: Arc<Streams>, slots: Arc<Slots>, timeout: Duration)
     let mut busy = streams.busy();
     let idle = idle_for(busy.clone(), timeout);
     tokio::pin!(idle);
+    // One timer for the whole connection, moved only when a look is due earlier: a new
+    // timer per look would be registered and removed several times per request.
+    let recheck = tokio::time::sleep(SERVING_RECHECK);
+    tokio::pin!(recheck);
     loop {
         busy.borrow_and_update();
         let now = Instant::now();
-        let recheck = match streams.standing(now) {
+        let due = match streams.standing(now) {
             Standing::Serving => now + SERVING_RECHECK,
             Standing::Sending { stalled_at } => stalled_at,
             Standing::Idle | Standing::Stalled => {
@@ -190,13 +194,17 @@ async fn until_idle(streams: Arc<Streams>, slots: Arc<Slots>, timeout: Duration)
                 continue;
             }
         };
+        if recheck.is_elapsed() || due < recheck.deadline() {
+            recheck.as_mut().reset(due);
+        }
+        // Requests starting and ending on a busy connection are not looked at one by one
+        // (a multiplexed connection changes its count twice per request): an answer may
+        // start a stall, so it is looked at; the end of the last stream is seen at the
+        // next look, within the stall grace once its handler has answered.
         tokio::select! {
             () = &mut idle => return IdleEnd::Idle,
-            changed = busy.changed() => if changed.is_err() {
-                return IdleEnd::Idle;
-            },
             () = streams.answered() => {}
-            _ = tokio::time::sleep_until(recheck) => {}
+            () = &mut recheck => {}
         }
     }
 }
