@@ -134,7 +134,7 @@ async fn establish(
 /// No Nagle delay, as Go's net package sets for kube-apiserver: h2 writes a response's
 /// HEADERS and DATA frames separately, and with Nagle's algorithm the DATA waited for the
 /// client's delayed ACK, about 40 ms per request (23 GETs/s at concurrency 1). Watches
-/// coalesce the lines waiting for a slow connection themselves (`handlers::watch`).
+/// coalesce the lines waiting for a slow connection themselves (`watch::queue`).
 fn no_delay(tls: &TlsStream<TcpStream>) {
     if let Err(e) = tls.get_ref().0.set_nodelay(true) {
         tracing::debug!(error = %e, "TCP_NODELAY not set");
