@@ -20,7 +20,7 @@ pub use field::{ErrorType, FieldError};
 /// A resource as kube names it in messages: `crontabs.stable.example.com`.
 /// kube's timeout filter's 504 text (`apierrors.NewTimeoutError`), when a request that
 /// is not long-running outlives its deadline.
-pub const REQUEST_TIMEOUT_MESSAGE: &str =
+const REQUEST_TIMEOUT_MESSAGE: &str =
     "Timeout: request did not complete within the allotted timeout";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -205,6 +205,11 @@ fn qualified_kind(kind: &str, group: &str) -> String {
 pub type Result<T, E = ApiError> = std::result::Result<T, E>;
 
 impl ApiError {
+    /// kube's 504 for a request that outlived its deadline (or its body's arrival).
+    pub fn request_timeout() -> ApiError {
+        ApiError::Timeout(REQUEST_TIMEOUT_MESSAGE.into())
+    }
+
     /// An internal error whose detail is logged but not shown to the client.
     pub fn internal(context: &str, err: &dyn std::error::Error) -> Self {
         let mut chain = err.to_string();

@@ -448,14 +448,6 @@ async fn apply_creating_with_create_permission_created_and_update_needs_no_creat
     let resp = apply_as_alice(&d, "fresh").send().await.unwrap();
     assert_eq!(resp.status(), 200);
     assert_eq!(verbs_reviewed(&d), vec![("patch".into(), "fresh".into())]);
-    let stored: Value = d
-        .admin()
-        .get(d.server.url(&format!("{CRONTABS}/fresh")))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let stored = common::json_of(d.admin().get(d.server.url(&format!("{CRONTABS}/fresh")))).await;
     assert_eq!(stored["spec"]["image"], "applied");
 }

@@ -123,15 +123,7 @@ pub async fn metric(server: &Server, name: &str) -> u64 {
 
 /// The value of one series in `/metrics` (0 when absent).
 pub async fn sample(server: &Server, series: &str) -> u64 {
-    let text = server
-        .client()
-        .get(server.url("/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = server.metrics().await;
     let series = format!("{series} ");
     text.lines()
         .find_map(|l| l.strip_prefix(&series))

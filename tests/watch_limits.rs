@@ -49,18 +49,7 @@ async fn create(server: &Server, c: &reqwest::Client, name: &str, pad: usize) {
 
 /// The value of one series in `/metrics` (0 when absent).
 async fn sample(server: &Server, series: &str) -> u64 {
-    let text = server
-        .client()
-        .get(server.url("/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    text.lines()
-        .find_map(|l| l.strip_prefix(series))
-        .map_or(0, |v| v.trim().parse().unwrap())
+    fake_kube::delegated::sample(&server.metrics().await, series) as u64
 }
 
 /// The server's resident memory, from `/proc/<pid>/status`.

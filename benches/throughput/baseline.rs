@@ -16,6 +16,23 @@ use crate::report::figure;
 use crate::rounds::rounds;
 use crate::{CONCURRENCY, CT, common, etcd, kubectl_like};
 
+/// Which server a measurement is of.
+#[derive(Clone, Copy)]
+enum Build {
+    Current,
+    Baseline,
+}
+
+impl Build {
+    /// The prefix of the objects it creates (each build and round its own names).
+    fn tag(self) -> &'static str {
+        match self {
+            Build::Current => "cur",
+            Build::Baseline => "base",
+        }
+    }
+}
+
 /// One cell's rates per round, for this build and the baseline.
 struct Compared {
     store: &'static str,
@@ -65,7 +82,7 @@ pub async fn run() {
         };
         let current = common::Server::start_with(&flags("/bench-current"));
         let baseline = common::Server::start_binary(&binary, &flags("/bench-baseline"));
-        let servers = [(&current, "cur"), (&baseline, "base")];
+        let servers = [(&current, Build::Current), (&baseline, Build::Baseline)];
         for concurrency in CONCURRENCY {
             let mut create = Compared::new(store, "create", concurrency);
             let mut get = Compared::new(store, "get", concurrency);
@@ -78,7 +95,7 @@ pub async fn run() {
                 };
                 for (server, which) in order {
                     let (client, url) = (kubectl_like(server), server.url(CT));
-                    let tag = format!("{which}{round}");
+                    let tag = format!("{}{round}", which.tag());
                     let made = creates(&client, &url, &tag, concurrency).await.per_sec();
                     let got = gets(&client, &url, &tag, concurrency).await.per_sec();
                     create.record(which, made);
@@ -102,10 +119,10 @@ impl Compared {
         }
     }
 
-    fn record(&mut self, which: &str, rate: f64) {
+    fn record(&mut self, which: Build, rate: f64) {
         match which {
-            "cur" => self.current.push(rate),
-            _ => self.baseline.push(rate),
+            Build::Current => self.current.push(rate),
+            Build::Baseline => self.baseline.push(rate),
         }
     }
 }

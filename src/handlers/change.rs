@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use crate::error::{ApiError, FieldError, REQUEST_TIMEOUT_MESSAGE};
+use crate::error::{ApiError, FieldError};
 use crate::handlers::context::Target;
 use crate::request::body::{
     MAX_NESTING, check_nesting, check_nesting_at, parse_json, parse_json_reporting,
@@ -96,7 +96,7 @@ fn apply_json_patch(
 /// kube's timeout answer once the request's deadline has passed.
 fn past(deadline: Option<Instant>) -> Result<(), ApiError> {
     match deadline {
-        Some(d) if Instant::now() >= d => Err(ApiError::Timeout(REQUEST_TIMEOUT_MESSAGE.into())),
+        Some(d) if Instant::now() >= d => Err(ApiError::request_timeout()),
         _ => Ok(()),
     }
 }

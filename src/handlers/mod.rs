@@ -145,7 +145,7 @@ async fn stages(
             let at = tokio::time::Instant::from_std(at);
             tokio::time::timeout_at(at, admitted(state, &mut call, body))
                 .await
-                .unwrap_or_else(|_| Reply::Error(deadline_exceeded()))
+                .unwrap_or_else(|_| Reply::Error(ApiError::request_timeout()))
         }
         None => admitted(state, &mut call, body).await,
     };
@@ -180,11 +180,6 @@ fn request_deadline(
         _ => maximum,
     };
     started + timeout
-}
-
-/// The 504 of kube's timeout filter.
-fn deadline_exceeded() -> ApiError {
-    ApiError::Timeout(crate::error::REQUEST_TIMEOUT_MESSAGE.into())
 }
 
 /// Max-in-flight → authorization → body → dispatch, for an authenticated call (its body

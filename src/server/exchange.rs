@@ -11,7 +11,7 @@ use hyper::body::Incoming;
 use rustls::pki_types::CertificateDer;
 use tokio::time::Instant;
 
-use crate::error::{ApiError, REQUEST_TIMEOUT_MESSAGE};
+use crate::error::ApiError;
 use crate::handlers::{self, AppState};
 use crate::request::body::MAX_BODY_BYTES;
 
@@ -51,7 +51,7 @@ async fn read_body_by(
 ) -> Result<Bytes, ApiError> {
     tokio::time::timeout_at(deadline, read_body(method, body))
         .await
-        .unwrap_or_else(|_| Err(ApiError::Timeout(REQUEST_TIMEOUT_MESSAGE.into())))
+        .unwrap_or_else(|_| Err(ApiError::request_timeout()))
 }
 
 /// Bodies over the limit are still read (and dropped) up to this size, so the client

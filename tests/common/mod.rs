@@ -150,6 +150,18 @@ impl Server {
         Self::spawn(Path::new(env!("CARGO_BIN_EXE_crd-apiserver")), dir, extra)
     }
 
+    /// The `/metrics` text, read as the dev admin.
+    pub async fn metrics(&self) -> String {
+        let resp = self
+            .client()
+            .get(self.url("/metrics"))
+            .send()
+            .await
+            .expect("metrics");
+        assert_eq!(resp.status(), 200, "GET /metrics");
+        resp.text().await.expect("metrics text")
+    }
+
     /// The server process's id (benches read its CPU time from /proc).
     pub fn pid(&self) -> u32 {
         self.child.as_ref().expect("running").id()
