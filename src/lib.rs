@@ -23,7 +23,8 @@
 //! - [`fieldmanager`]: managedFields and server-side apply (field paths and sets, their
 //!   `FieldsV1` encoding, managedFields entries), mirroring structured-merge-diff.
 //! - [`storage`]: the revisioned key/value [`storage::Store`] and its backends.
-//! - [`watch`]: turns storage events into `{"type","object"}` watch events.
+//! - [`watch`]: turns storage events into `{"type","object"}` watch events, queued per
+//!   watcher under a byte budget, with the per-user watch limit.
 //! - [`selector`], [`table`]: label/field selectors and server-side printing.
 //! - [`crd`]: loading and checking CustomResourceDefinitions into the served catalog.
 //! - [`config`]: command-line flags into a validated configuration.
