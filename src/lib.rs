@@ -33,6 +33,7 @@
 //!   request-time checks.
 //! - [`gofmt`]: Go's text for values in messages and cells (`%q`, `%v`, `json.Marshal`).
 
+pub mod admission;
 pub mod authn;
 pub mod authz;
 pub mod cel;
@@ -42,9 +43,9 @@ pub mod error;
 pub mod fieldmanager;
 pub mod gofmt;
 pub mod handlers;
+pub mod inflight;
 pub mod meta;
 pub mod metrics;
-pub mod namespaces;
 pub mod request;
 pub mod schema;
 pub mod selector;

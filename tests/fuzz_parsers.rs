@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use crd_apiserver::authn::UserInfo;
 use crd_apiserver::authz::sar;
 use crd_apiserver::error::ApiError;
-use crd_apiserver::handlers::change::Change;
+use crd_apiserver::handlers::strategy::change::Change;
 use crd_apiserver::request::body::decode_object;
 use crd_apiserver::request::gojson::{self, Flavor, lossy};
 use crd_apiserver::request::info;

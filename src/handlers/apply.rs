@@ -6,16 +6,17 @@ use std::sync::Arc;
 use http::StatusCode;
 use serde_json::Value;
 
+use crate::admission::Operation;
 use crate::error::ApiError;
 use crate::handlers::context::Target;
-use crate::handlers::guaranteed::{Next, guaranteed_update};
-use crate::handlers::managed::{Scope, field_manager};
 use crate::handlers::object::render_object;
+use crate::handlers::strategy::guaranteed::{Next, guaranteed_update};
+use crate::handlers::strategy::managed::{Scope, field_manager};
 use crate::handlers::write::{
     Authorized, check_name, check_namespace, check_type_meta, create_admitted, invalid,
     write_target,
 };
-use crate::handlers::{AppState, Call, Reply, admit};
+use crate::handlers::{AppState, Call, Reply, strategy::checks};
 use crate::meta::lifecycle;
 use crate::meta::object as obj;
 use crate::request::body::decode_yaml_value;
@@ -100,14 +101,16 @@ async fn apply_or_create(
     request: &Apply<'_>,
     warnings: &mut Vec<String>,
 ) -> Result<Reply, ApiError> {
+    let (name, dry_run) = (ctx.name.as_str(), request.options.dry_run);
+    let subresource = call.info.subresource.as_str();
+    let attributes = ctx.attributes(Operation::Update, name, subresource, dry_run);
     let mut races = 0;
     loop {
-        let written =
-            guaranteed_update(state, ctx, &ctx.name, request.options.dry_run, |current| {
-                let new = applied(ctx, request, current, warnings)?;
-                Ok((Next::Put(new), ()))
-            })
-            .await;
+        let written = guaranteed_update(state, ctx, name, dry_run, Some(&attributes), |current| {
+            let new = applied(ctx, request, current, warnings)?;
+            Ok((Next::Put(new), ()))
+        })
+        .await;
         match written {
             Ok(w) => return render_object(call, ctx, StatusCode::OK, w.object),
             Err(ApiError::NotFound { .. }) if request.scope == Scope::Main => {}
@@ -146,13 +149,13 @@ fn merged(
                     "error strict decoding YAML: error converting YAML to JSON: {found}"
                 )));
             }
-            _ => warnings.extend(admit::strict_warnings(request.duplicates.clone())),
+            _ => warnings.extend(checks::strict_warnings(request.duplicates.clone())),
         }
     }
     check_type_meta(ctx, &new)?;
     check_name(ctx, &new)?;
     check_namespace(ctx, &new)?;
-    admit::default_applied(ctx, &mut new);
+    checks::default_applied(ctx, &mut new);
     Ok(new)
 }
 
@@ -181,12 +184,12 @@ fn applied(
                 .cloned();
             new = lifecycle::prepare_status_update(&new, current);
             obj::set_meta(&mut new, "managedFields", managed);
-            admit::validate_status(ctx, &new, current, warnings)
+            checks::validate_status(ctx, &new, current, warnings)
         }
         _ => {
             let meta_errors =
                 lifecycle::prepare_update(&mut new, current, &write_target(ctx)).err();
-            admit::validate(
+            checks::validate(
                 ctx,
                 &new,
                 Some(current),

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::error::ApiError;
 use crate::handlers::context::Target;
 use crate::handlers::object::delete_one;
-use crate::handlers::{AppState, Call, Reply, served};
+use crate::handlers::{AppState, Call, Reply, wire::served};
 use crate::meta::object as obj;
 use crate::request::continuation;
 use crate::request::negotiate::{

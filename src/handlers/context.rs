@@ -5,10 +5,11 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::admission::{Attributes, Operation};
 use crate::crd::catalog::{ServedResource, ServedVersion};
 use crate::error::{ApiError, GroupResource};
 use crate::handlers::AppState;
-use crate::handlers::stored::Stored;
+use crate::handlers::wire::stored::Stored;
 use crate::meta::object as obj;
 use crate::request::info::{RequestInfo, Subresource, Verb};
 use crate::storage::{KeyValue, StorageError};
@@ -75,6 +76,26 @@ impl Target {
         self.resource.group_resource()
     }
 
+    /// What admission is told about a write of `name` (see [`Attributes::name`]) to this
+    /// target's `subresource` (`""`, `status`, `scale`).
+    pub fn attributes<'a>(
+        &'a self,
+        operation: Operation,
+        name: &'a str,
+        subresource: &'a str,
+        dry_run: bool,
+    ) -> Attributes<'a> {
+        Attributes {
+            operation,
+            namespace: self.namespace.as_deref().unwrap_or_default(),
+            name,
+            group: &self.resource.group,
+            resource: &self.resource.plural,
+            subresource,
+            dry_run,
+        }
+    }
+
     pub fn deprecation_warning(&self) -> Option<&str> {
         self.version().deprecation_warning.as_deref()
     }
@@ -112,7 +133,7 @@ impl Target {
     /// [`Target::decode`] of bytes at a revision (watch events carry no `KeyValue`).
     pub fn decode_bytes(&self, bytes: &[u8], revision: i64) -> Result<Value, serde_json::Error> {
         let mut object: Value = serde_json::from_slice(bytes)?;
-        crate::handlers::admit::coerce_stored(self, &mut object);
+        crate::handlers::strategy::checks::coerce_stored(self, &mut object);
         self.present(&mut object, revision);
         Ok(object)
     }
@@ -131,9 +152,9 @@ impl Target {
     /// The bytes to store: the storage version's apiVersion, no resourceVersion.
     pub fn encode(&self, object: &Value) -> Result<Vec<u8>, ApiError> {
         let Some(map) = object.as_object() else {
-            return crate::handlers::served::encode(object);
+            return crate::handlers::wire::served::encode(object);
         };
-        crate::handlers::served::encode(&Stored {
+        crate::handlers::wire::served::encode(&Stored {
             object: map,
             api_version: &self.resource.storage_api_version,
         })

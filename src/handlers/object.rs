@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 
 use crate::error::ApiError;
 use crate::handlers::context::Target;
-use crate::handlers::guaranteed::{Next, guaranteed_update};
-use crate::handlers::{AppState, Call, Reply, served};
+use crate::handlers::strategy::guaranteed::{Next, guaranteed_update};
+use crate::handlers::{AppState, Call, Reply, wire::served};
 use crate::meta::{lifecycle, object as obj};
 use crate::request::negotiate::{Representation, Target as NegotiationTarget, negotiate};
 use crate::request::options::{DeleteOptions, Preconditions};
@@ -159,7 +159,7 @@ pub async fn delete_one(
     options: &DeleteOptions,
 ) -> Result<(Value, bool), ApiError> {
     let gc_finalizer = options.propagation.finalizer();
-    let written = guaranteed_update(state, ctx, name, options.dry_run, |current| {
+    let written = guaranteed_update(state, ctx, name, options.dry_run, None, |current| {
         check_preconditions(ctx, name, &options.preconditions, current)?;
         if obj::finalizers(current).is_empty() && gc_finalizer.is_none() {
             return Ok((Next::Delete(current.clone()), true));

@@ -1,18 +1,21 @@
 //! Serving state shared by every request: the CRD catalog, the store, authn, authz,
 //! metrics, request limits, the cached storage probe and lifecycle.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use tokio::sync::watch;
 
-use crate::authn::Authenticator;
-use crate::authz::Authorizer;
+use crate::authn::UserInfo;
 use crate::crd::catalog::Catalog;
+use crate::error::ApiError;
 use crate::handlers::health::StorageProbe;
+use crate::inflight::InFlight;
 use crate::metrics::Metrics;
-use crate::server::inflight::InFlight;
+use crate::request::info::RequestInfo;
 use crate::storage::Store;
 use crate::storage::key::KeyLayout;
 
@@ -52,6 +55,15 @@ impl Lifecycle {
     }
 }
 
+/// A pending authorization decision.
+pub type Authorizing<'a> = Pin<Box<dyn Future<Output = Result<(), ApiError>> + Send + 'a>>;
+
+/// Authorization as handlers ask it: kube's patch handler authorizes `create` for an
+/// apply that creates, with the filter chain's authorizer.
+pub trait Authorize: Send + Sync {
+    fn authorize<'a>(&'a self, user: &'a UserInfo, info: &'a RequestInfo) -> Authorizing<'a>;
+}
+
 /// Everything handlers share, built once at start-up.
 pub struct AppState {
     pub catalog: Arc<Catalog>,
@@ -59,8 +71,8 @@ pub struct AppState {
     /// The watch cache `store` is, when enabled (its readiness is a `/readyz` check).
     pub cache: Option<Arc<crate::storage::cache::CachedStore>>,
     pub keys: KeyLayout,
-    pub authenticator: Authenticator,
-    pub authorizer: Authorizer,
+    /// The chain's authorizer, for the writes that authorize a second verb.
+    pub authorizer: Arc<dyn Authorize>,
     pub metrics: Arc<Metrics>,
     pub lifecycle: Lifecycle,
     pub bookmark_interval: Duration,
@@ -70,10 +82,8 @@ pub struct AppState {
     pub inflight: InFlight,
     /// `--max-watches-per-user`.
     pub watches: crate::watch::limit::WatchLimit,
-    /// How long a request (its body included) may take: kube's `--request-timeout`.
-    pub request_timeout: Duration,
     /// The storage check behind `/readyz` and `/healthz`, cached briefly.
     pub storage_probe: StorageProbe,
-    /// The host cluster's namespaces for NamespaceLifecycle (unchecked without a cluster).
-    pub namespaces: crate::namespaces::NamespaceLifecycle,
+    /// The admission chain writes run (see [`crate::admission`]).
+    pub admission: crate::admission::Chain,
 }

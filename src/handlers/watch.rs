@@ -14,8 +14,9 @@ use serde_json::Value;
 use crate::error::ApiError;
 use crate::handlers::collection::{conversion, list_options, parse_revision, read_page, selects};
 use crate::handlers::context::Target;
-use crate::handlers::reply::Reply;
-use crate::handlers::{AppState, Call, served};
+use crate::handlers::wire::reply::Reply;
+use crate::handlers::{AppState, Call, wire::served};
+use crate::inflight::TOO_MANY_REQUESTS;
 use crate::metrics::LongRunningLabels;
 use crate::request::info::RequestInfo;
 use crate::request::negotiate::{
@@ -66,7 +67,7 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
     let slot = state
         .watches
         .admit(&call.user)
-        .map_err(|at| too_many_watches(state, &call.info, at))?;
+        .map_err(|at: AtLimit| too_many(state, &call.info, at.message()))?;
     let open = OpenWatch::new(
         state
             .metrics
@@ -79,7 +80,8 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
     let (initial, after) = if send_initial {
         // The initial list reads the whole collection: it counts against the read-only
         // budget (the watch itself does not), so many watches at once are pushed back.
-        let _slot = crate::server::inflight::admit_initial_list(state, &call.info, &call.user)?;
+        let _slot = (state.inflight.admit_initial_list(&call.user))
+            .map_err(|_| too_many(state, &call.info, TOO_MANY_REQUESTS.into()))?;
         let page = read_page(
             state,
             ctx,
@@ -139,15 +141,13 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
     .with_warning(ctx.deprecation_warning()))
 }
 
-/// A user past `--max-watches-per-user`: the in-flight limit's 429 (`TooManyRequests`,
-/// `Retry-After`), counted in `apiserver_request_terminations_total` as it is.
-fn too_many_watches(state: &AppState, info: &RequestInfo, at: AtLimit) -> ApiError {
+/// The in-flight limit's 429 (`TooManyRequests`, `Retry-After`) for a watch's initial
+/// list past the read-only budget or a user past `--max-watches-per-user`, counted in
+/// `apiserver_request_terminations_total` as the limit's own 429s are.
+fn too_many(state: &AppState, info: &RequestInfo, message: String) -> ApiError {
     let labels = crate::metrics::RequestLabels::of(info, &state.catalog);
     state.metrics.count_termination(labels, 429);
-    ApiError::TooManyRequests {
-        message: at.message(),
-        retry_after_seconds: crate::server::inflight::RETRY_AFTER_SECONDS,
-    }
+    crate::inflight::too_many_requests(message)
 }
 
 /// kube's `apiserver_longrunning_requests` labels of a watch (`RecordLongRunning`): a

@@ -5,13 +5,14 @@ use std::sync::Arc;
 use http::StatusCode;
 use serde_json::{Value, json};
 
+use crate::admission::{Attributes, Operation};
 use crate::error::{ApiError, ErrorType, FieldError};
-use crate::handlers::change::{Change, check_patched, decode_patch};
 use crate::handlers::context::{Target, conflict};
-use crate::handlers::guaranteed::{self, Next, guaranteed_update};
-use crate::handlers::managed::{Scope, manager_name, record_update};
 use crate::handlers::object::render_object;
-use crate::handlers::{AppState, Call, Reply, admit};
+use crate::handlers::strategy::change::{Change, check_patched, decode_patch};
+use crate::handlers::strategy::guaranteed::{self, Next, guaranteed_update};
+use crate::handlers::strategy::managed::{Scope, manager_name, record_update};
+use crate::handlers::{AppState, Call, Reply, strategy::checks};
 use crate::meta::lifecycle::{self, WriteTarget};
 use crate::meta::object as obj;
 use crate::request::body::decode_resource;
@@ -142,10 +143,10 @@ async fn create_object(
     let decoded = decode_resource(&call.body, format, &ctx.resource.kind, report)?;
     let (mut object, duplicates) = (decoded.object, decoded.duplicates);
     let directive = options.field_validation;
-    *warnings = admit::coerce_other_version(ctx, &object, duplicates.clone(), directive)?;
+    *warnings = checks::coerce_other_version(ctx, &object, duplicates.clone(), directive)?;
     check_version_kind(ctx, &object)?;
     check_namespace(ctx, &object)?;
-    *warnings = admit::coerce_body(ctx, &mut object, duplicates, directive)?;
+    *warnings = checks::coerce_body(ctx, &mut object, duplicates, directive)?;
     let manager = manager_name(call, &options);
     record_update(ctx, Scope::Main, None, &mut object, &manager);
     let dry_run = options.dry_run;
@@ -163,6 +164,17 @@ pub enum Authorized<'a> {
     OnCreate(&'a Call),
 }
 
+/// What admission is told about creating `object` (named as kube's admission errors
+/// name it: its name, else its `generateName`, else `Unknown`).
+fn create_attributes<'a>(ctx: &'a Target, object: &'a Value, dry_run: bool) -> Attributes<'a> {
+    let name = match (obj::name(object), obj::meta_str(object, "generateName")) {
+        ("", "") => "Unknown",
+        ("", prefix) => prefix,
+        (name, _) => name,
+    };
+    ctx.attributes(Operation::Create, name, "", dry_run)
+}
+
 /// kube's `maxNameGenerationCreateAttempts` (RetryGenerateName, 1.32+).
 const MAX_NAME_GENERATION_CREATE_ATTEMPTS: usize = 8;
 
@@ -177,6 +189,12 @@ pub async fn create_admitted(
     warnings: &mut Vec<String>,
     authorized: Authorized<'_>,
 ) -> Result<Value, ApiError> {
+    // Admission's mutating phase, once: kube's handler admits before the store's create
+    // (and its retries under generated names).
+    state
+        .admission
+        .admit(&create_attributes(ctx, &object, dry_run))
+        .await?;
     let generated =
         obj::name(&object).is_empty() && !obj::meta_str(&object, "generateName").is_empty();
     // The last attempt's warnings: every attempt validates the same object.
@@ -225,7 +243,7 @@ async fn create_once(
     let mut warnings = Vec::new();
     let meta_errors = lifecycle::prepare_create(&mut object, &write_target(ctx)).err();
     let meta_errors = meta_errors.unwrap_or_default();
-    let causes = admit::validate(ctx, &object, None, meta_errors, &mut warnings);
+    let causes = checks::validate(ctx, &object, None, meta_errors, &mut warnings);
     if !causes.is_empty() {
         return (Err(invalid(ctx, obj::name(&object), causes)), warnings);
     }
@@ -235,6 +253,11 @@ async fn create_once(
         if let Err(e) = state.authorizer.authorize(&call.user, &info).await {
             return (Err(e), warnings);
         }
+    }
+    // Admission's validating phase, on each attempt's object, as kube's store runs it.
+    let attributes = create_attributes(ctx, &object, dry_run);
+    if let Err(e) = state.admission.validate(&attributes).await {
+        return (Err(e), warnings);
     }
     let name = obj::name(&object).to_string();
     let result = guaranteed::create(state, ctx, &name, &object, dry_run).await;
@@ -253,13 +276,13 @@ pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
     let decoded = decode_resource(&call.body, format, &ctx.resource.kind, report)?;
     let (mut body, duplicates) = (decoded.object, decoded.duplicates);
     let directive = options.field_validation;
-    let warnings = admit::coerce_other_version(ctx, &body, duplicates.clone(), directive)?;
+    let warnings = checks::coerce_other_version(ctx, &body, duplicates.clone(), directive)?;
     if let Err(e) = check_version_kind(ctx, &body) {
         return Ok(with_warnings(Err(e), warnings));
     }
     check_name(ctx, &body)?;
     check_namespace(ctx, &body)?;
-    let mut warnings = admit::coerce_body(ctx, &mut body, duplicates, directive)?;
+    let mut warnings = checks::coerce_body(ctx, &mut body, duplicates, directive)?;
     let change = Change::Replace(body);
     let result = apply_change(
         state,
@@ -329,30 +352,40 @@ async fn apply_change(
     patch_problems: Vec<String>,
     warnings: &mut Vec<String>,
 ) -> Result<Value, ApiError> {
+    let subresource = call.info.subresource.as_str();
+    let attributes = ctx.attributes(Operation::Update, &ctx.name, subresource, options.dry_run);
+    let admitted = Some(&attributes);
     // Each attempt's warnings are kept (as kube's recorder keeps them across retries).
-    let written = guaranteed_update(state, ctx, &ctx.name, options.dry_run, |current| {
-        // A PUT body's uid is the storage precondition, checked before anything else.
-        if let Change::Replace(body) = &change
-            && let Some(detail) = lifecycle::uid_precondition_failure(body, current)
-        {
-            return Err(ctx.precondition_failed(state, &ctx.name, &detail));
-        }
-        let new = next_object(
-            call,
-            ctx,
-            options,
-            &change,
-            current,
-            patch_problems.clone(),
-            warnings,
-        )?;
-        let next = if obj::is_being_deleted(&new) && obj::finalizers(&new).is_empty() {
-            Next::Delete(new)
-        } else {
-            Next::Put(new)
-        };
-        Ok((next, ()))
-    })
+    let written = guaranteed_update(
+        state,
+        ctx,
+        &ctx.name,
+        options.dry_run,
+        admitted,
+        |current| {
+            // A PUT body's uid is the storage precondition, checked before anything else.
+            if let Change::Replace(body) = &change
+                && let Some(detail) = lifecycle::uid_precondition_failure(body, current)
+            {
+                return Err(ctx.precondition_failed(state, &ctx.name, &detail));
+            }
+            let new = next_object(
+                call,
+                ctx,
+                options,
+                &change,
+                current,
+                patch_problems.clone(),
+                warnings,
+            )?;
+            let next = if obj::is_being_deleted(&new) && obj::finalizers(&new).is_empty() {
+                Next::Delete(new)
+            } else {
+                Next::Put(new)
+            };
+            Ok((next, ()))
+        },
+    )
     .await?;
     Ok(written.object)
 }
@@ -376,7 +409,8 @@ fn next_object(
         check_patched(ctx, &new, current, status, warnings)?;
         check_name(ctx, &new)?;
         check_namespace(ctx, &new)?;
-        let found = admit::coerce_patched(&mut new, ctx, patch_problems, options.field_validation)?;
+        let found =
+            checks::coerce_patched(&mut new, ctx, patch_problems, options.field_validation)?;
         warnings.extend(found);
     }
     let requested_rv = obj::resource_version(&new);
@@ -402,12 +436,12 @@ fn next_object(
     let causes = if call.info.subresource == Subresource::Status {
         new = lifecycle::prepare_status_update(&new, current);
         record_update(ctx, Scope::Status, Some(current), &mut new, &manager);
-        admit::validate_status(ctx, &new, current, warnings)
+        checks::validate_status(ctx, &new, current, warnings)
     } else {
         record_update(ctx, Scope::Main, Some(current), &mut new, &manager);
         let meta_errors = lifecycle::prepare_update(&mut new, current, &write_target(ctx)).err();
         let meta_errors = meta_errors.unwrap_or_default();
-        admit::validate(ctx, &new, Some(current), meta_errors, warnings)
+        checks::validate(ctx, &new, Some(current), meta_errors, warnings)
     };
     if !causes.is_empty() {
         return Err(invalid(ctx, name, causes));

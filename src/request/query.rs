@@ -10,7 +10,7 @@ pub fn query_bool(value: &str) -> bool {
     !(value == "0" || folded.eq_ignore_ascii_case("false"))
 }
 
-/// A request's query, decoded once (in `handlers::serve`, next to the request info) and
+/// A request's query, decoded once (in `server::chain::serve`, next to the request info) and
 /// read by both authorization and the handlers, so the two can never disagree.
 ///
 /// A repeated parameter means its **first** value everywhere, as kube reads it: request info

@@ -19,7 +19,7 @@ use tokio::sync::{OwnedSemaphorePermit, watch};
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::server::TlsStream;
 
-use crate::handlers::AppState;
+use super::chain::Chain;
 use crate::server::connection::{self, Shared};
 use crate::server::slots::{Always, Answer, Slots};
 
@@ -45,14 +45,14 @@ pub struct Limits {
 pub async fn serve(
     listener: TcpListener,
     acceptor: TlsAcceptor,
-    state: Arc<AppState>,
+    chain: Arc<Chain>,
     stop: impl std::future::Future<Output = ()>,
     limits: Limits,
 ) {
     let handshakes = Slots::new(MAX_HANDSHAKES, MAX_HANDSHAKES);
     let (closing_tx, closing) = watch::channel(false);
     let shared = Shared {
-        state,
+        chain,
         slots: Slots::new(limits.max_connections, MAX_WAITING),
         idle_timeout: limits.idle_timeout,
         h2_max_streams: limits.h2_max_streams,

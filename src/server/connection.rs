@@ -24,7 +24,7 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 use tokio_rustls::server::TlsStream;
 
-use crate::handlers::AppState;
+use super::chain::Chain;
 use crate::server::exchange;
 use crate::server::slots::{Answer, Slots};
 use crate::server::streams::{Standing, Streams};
@@ -35,7 +35,7 @@ const KEEP_ALIVE_INTERVAL: Duration = Duration::from_secs(30);
 /// What every connection of the server shares.
 #[derive(Clone)]
 pub struct Shared {
-    pub state: Arc<AppState>,
+    pub chain: Arc<Chain>,
     /// The connection slots; idle and stalled connections offer theirs.
     pub slots: Arc<Slots>,
     pub idle_timeout: Duration,
@@ -56,16 +56,16 @@ pub async fn serve(tls: TlsStream<TcpStream>, peer: SocketAddr, shared: Shared) 
             .unwrap_or_default(),
     );
     let streams = Streams::new();
-    let state = shared.state.clone();
+    let chain = shared.chain.clone();
     let counted = streams.clone();
     let service = hyper::service::service_fn(move |req| {
-        let state = state.clone();
+        let chain = chain.clone();
         let certs = certs.clone();
         let request = counted.request();
         async move {
             // Boxed: hyper moves each stream's future several times while it spawns its
             // task, and the pipeline's state machine is 8 KiB (this one is 312 bytes).
-            let resp = Box::pin(exchange::handle(state, &certs, req)).await;
+            let resp = Box::pin(exchange::handle(chain, &certs, req)).await;
             Ok::<_, Infallible>(request.answered(resp))
         }
     });

@@ -1,5 +1,5 @@
 //! One HTTP request on a connection: its body read within the size limit and the request
-//! timeout, then the handler pipeline, then the HEAD rule on the response.
+//! timeout, then the filter chain, then the HEAD rule on the response.
 
 use std::sync::Arc;
 
@@ -11,27 +11,27 @@ use hyper::body::Incoming;
 use rustls::pki_types::CertificateDer;
 use tokio::time::Instant;
 
+use super::chain::{self, Chain};
 use crate::error::ApiError;
-use crate::handlers::{self, AppState};
 use crate::request::body::MAX_BODY_BYTES;
 
 /// One HTTP request: body read within the limit and the request timeout, then the
 /// handler pipeline.
 pub async fn handle(
-    state: Arc<AppState>,
+    chain: Arc<Chain>,
     certs: &[CertificateDer<'static>],
     req: Request<Incoming>,
 ) -> Response<Body> {
     // The deadline runs from the request head, as kube's timeout filter: the body is only
     // read after authorization, but a client cannot stretch it past the request timeout.
-    let deadline = Instant::now() + state.request_timeout;
+    let deadline = Instant::now() + chain.request_timeout;
     let (parts, body) = req.into_parts();
     let body = read_body_by(deadline, parts.method.clone(), body);
     let path = parts.uri.path().to_string();
     let query = parts.uri.query().unwrap_or_default().to_string();
     let method = parts.method.clone();
-    let resp = handlers::serve(
-        &state,
+    let resp = chain::serve(
+        &chain,
         parts.method,
         &path,
         &query,

@@ -5,11 +5,11 @@
 //! HEAD answers, start-up, dev mode and the shutdown sequence.
 
 pub mod accept;
+pub mod chain;
 pub mod connection;
 pub mod dev;
 pub mod exchange;
 pub mod head;
-pub mod inflight;
 pub mod pki;
 pub mod run;
 pub mod serving;

@@ -8,6 +8,8 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 
+use crate::admission::namespace::NamespaceLifecycle;
+use crate::admission::{self, Plugin};
 use crate::authn::{self, Authenticator};
 use crate::authz::Authorizer;
 use crate::config::ServeFlags;
@@ -16,9 +18,9 @@ use crate::config::validate::{ConfigErrors, Serving, StoreChoice};
 use crate::crd::catalog::Catalog;
 use crate::handlers::AppState;
 use crate::handlers::state::Lifecycle;
+use crate::inflight::InFlight;
 use crate::metrics::Metrics;
-use crate::namespaces::NamespaceLifecycle;
-use crate::server::inflight::InFlight;
+use crate::server::chain::Chain;
 use crate::server::serving::ServingFiles;
 use crate::server::{accept, pki, shutdown, tls};
 use crate::storage::Store;
@@ -162,6 +164,7 @@ pub async fn run(
     tokio::spawn(serving_files.run());
     let metrics = Arc::new(Metrics::new());
     let (authenticator, authorizer) = authenticator(flags, &metrics).await?;
+    let authorizer = Arc::new(authorizer);
     let direct = open_store(&config.store).await?;
     let (store, cache) = watch_cache(&catalog, flags, direct, &metrics);
     let namespaces = NamespaceLifecycle::from_cluster(flags.auth.kubeconfig.as_deref())
@@ -177,17 +180,21 @@ pub async fn run(
         store: store.clone(),
         cache,
         keys: KeyLayout::new(&flags.etcd_prefix),
-        authenticator,
-        authorizer,
+        authorizer: authorizer.clone(),
         metrics,
         lifecycle: Lifecycle::default(),
         bookmark_interval: flags.bookmark_interval,
         max_object_size: flags.max_object_size,
         inflight,
         watches: crate::watch::limit::WatchLimit::new(flags.limits.max_watches_per_user),
-        request_timeout: flags.request_timeout,
         storage_probe: Default::default(),
-        namespaces,
+        admission: admission::Chain::new(vec![Plugin::NamespaceLifecycle(namespaces)]),
+    });
+    let chain = Arc::new(Chain {
+        authenticator,
+        authorizer,
+        request_timeout: flags.request_timeout,
+        handlers: state.clone(),
     });
     if !flags.compaction_interval.is_zero() {
         tokio::spawn(compact_periodically(store, flags.compaction_interval));
@@ -213,7 +220,7 @@ pub async fn run(
         idle_timeout: flags.limits.idle_timeout,
         drain_timeout: flags.shutdown_timeout,
     };
-    accept::serve(listener, acceptor, state, stop, limits).await;
+    accept::serve(listener, acceptor, chain, stop, limits).await;
     Ok(())
 }
 

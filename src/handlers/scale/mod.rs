@@ -16,10 +16,10 @@ use std::sync::Arc;
 
 use crate::crd::catalog::ScalePaths;
 use crate::error::ApiError;
-use crate::handlers::change::{Change, decode_patch};
 use crate::handlers::context::Target;
-use crate::handlers::managed::manager_name;
 use crate::handlers::object::read;
+use crate::handlers::strategy::change::{Change, decode_patch};
+use crate::handlers::strategy::managed::manager_name;
 use crate::handlers::write::accept;
 use crate::handlers::{AppState, Call, Reply};
 use crate::request::body::decode_scale;

@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use super::view::{self, INVALID_SPEC_REPLICAS};
+use crate::admission::Operation;
 use crate::crd::catalog::ScalePaths;
 use crate::error::ApiError;
 use crate::fieldmanager::managed::{entries_of, set_entries};
@@ -13,11 +14,11 @@ use crate::fieldmanager::manager::{
     Error as FmError, FieldManager, ResetFields, ScaleHandler, gvk_string, object_gvknn,
 };
 use crate::fieldmanager::typed::{SCALE_API_VERSION, SCALE_KIND, ScaleConverter};
-use crate::handlers::change::Change;
 use crate::handlers::context::{Target, conflict};
-use crate::handlers::guaranteed::{Next, guaranteed_update};
+use crate::handlers::strategy::change::Change;
+use crate::handlers::strategy::guaranteed::{Next, guaranteed_update};
 use crate::handlers::write::{invalid, write_target};
-use crate::handlers::{AppState, Call, Reply, admit};
+use crate::handlers::{AppState, Call, Reply, strategy::checks};
 use crate::meta::lifecycle;
 use crate::meta::object as obj;
 use crate::request::negotiate::Representation;
@@ -181,12 +182,14 @@ pub async fn write_scale(
     let name = ctx.name.as_str();
     // The object's update records its warnings (ratcheted rule failures) as any update.
     let mut warnings = Vec::new();
-    let written = guaranteed_update(state, ctx, name, options.dry_run, |current| {
+    let attributes = ctx.attributes(Operation::Update, name, "scale", options.dry_run);
+    let admitted = Some(&attributes);
+    let written = guaranteed_update(state, ctx, name, options.dry_run, admitted, |current| {
         let mut new = updated_object(ctx, paths, current, &write)?;
         // The object is then checked as any update of it: metadata, its schema (ratcheted).
         let meta_errors = lifecycle::prepare_update(&mut new, current, &write_target(ctx)).err();
         let meta_errors = meta_errors.unwrap_or_default();
-        let causes = admit::validate(ctx, &new, Some(current), meta_errors, &mut warnings);
+        let causes = checks::validate(ctx, &new, Some(current), meta_errors, &mut warnings);
         if !causes.is_empty() {
             return Err(invalid(ctx, name, causes));
         }

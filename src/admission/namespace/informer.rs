@@ -11,8 +11,8 @@ use futures::StreamExt;
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, ListParams, WatchEvent, WatchParams};
 
-use super::admission::Phase;
 use super::cache::Cache;
+use super::decision::Phase;
 
 const MIN_BACKOFF: Duration = Duration::from_secs(1);
 const MAX_BACKOFF: Duration = Duration::from_secs(30);

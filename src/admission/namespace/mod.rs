@@ -1,5 +1,5 @@
-//! Namespaces from the host cluster: kube's NamespaceLifecycle admission, fed by a
-//! namespace list+watch. Writes into a namespace that does not exist answer 404
+//! kube's NamespaceLifecycle admission plugin, fed by a list+watch of the host
+//! cluster's namespaces. Writes into a namespace that does not exist answer 404
 //! (`namespaces "x" not found`), creates into a terminating one 403, and writes wait
 //! (up to kube's 10 s) for the first list, then answer 403 `not yet ready to handle
 //! request`. Reads and deletes are not checked, as in kube.
@@ -8,15 +8,15 @@
 //! the in-cluster service account. Without either (dev mode on a laptop) namespaces
 //! are not checked.
 //!
-//! - [`admission`]: the plugin's decision, pure.
+//! - [`decision`]: the plugin's decision, pure.
 //! - [`cache`]: namespace phases and whether the first list arrived.
 //! - [`informer`]: the list+watch loop that fills the cache.
-//! - [`request`]: which requests are checked, and the refusals as kube's Status.
+//! - [`refusal`]: the refusals as kube's Status.
 
-pub mod admission;
 pub mod cache;
+pub mod decision;
 pub mod informer;
-pub mod request;
+pub mod refusal;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -25,9 +25,11 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::Api;
 
+use super::{Attributes, Operation};
 use crate::authn::client::{ClientError, delegation_client};
-use admission::{Operation, Phase, Refusal, Seen, Step};
+use crate::error::ApiError;
 use cache::Cache;
+use decision::{Phase, Refusal, Seen, Step};
 
 /// kube's `timeToWaitForReady`: how long a write waits for the first list.
 const READY_WAIT: Duration = Duration::from_secs(10);
@@ -67,6 +69,23 @@ impl NamespaceLifecycle {
     pub fn followed(&self) -> Option<&Followed> {
         self.0.as_deref()
     }
+
+    /// The plugin's `Admit`: `Ok` when unchecked (no cluster) or admitted. The common
+    /// write pays one map lookup: only a namespace the cache cannot admit at once (missing,
+    /// terminating, or no list yet) waits, looks again or asks the cluster.
+    pub async fn admit(&self, attributes: &Attributes<'_>) -> Result<(), ApiError> {
+        let Some(followed) = self.followed() else {
+            return Ok(());
+        };
+        let (op, namespace) = (attributes.operation, attributes.namespace);
+        if decision::first_look(op, namespace, followed.seen(namespace)) == Step::Admit {
+            return Ok(());
+        }
+        followed
+            .admit(op, namespace)
+            .await
+            .map_err(|refusal| refusal::refused(refusal, attributes))
+    }
 }
 
 /// The cache of a followed cluster, and the client for live lookups.
@@ -87,16 +106,16 @@ impl Followed {
         if matches!(self.cache.seen(namespace), Seen::Unsynced) {
             self.cache.wait_synced(READY_WAIT).await;
         }
-        let mut step = admission::first_look(op, namespace, self.cache.seen(namespace));
+        let mut step = decision::first_look(op, namespace, self.cache.seen(namespace));
         if step == Step::Recheck {
             tokio::time::sleep(MISSING_NAMESPACE_WAIT).await;
-            step = admission::after_recheck(op, self.cache.seen(namespace));
+            step = decision::after_recheck(op, self.cache.seen(namespace));
         }
         match step {
             Step::Admit => Ok(()),
             Step::Refuse(refusal) => Err(refusal),
             Step::Recheck | Step::LookUp => {
-                admission::after_lookup(op, self.look_up(namespace).await?)
+                decision::after_lookup(op, self.look_up(namespace).await?)
             }
         }
     }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
-use super::admission::{Phase, Seen};
+use super::decision::{Phase, Seen};
 
 /// Namespace name → phase, shared by the informer (writer) and requests (readers).
 pub struct Cache {

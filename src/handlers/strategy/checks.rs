@@ -1,6 +1,7 @@
-//! Schema admission of custom objects in kube's order: decoding prunes and defaults
-//! (unknown and duplicate fields handled per `fieldValidation`), then schema validation
-//! after the metadata rules, ratcheted against the old object on update.
+//! Schema checks of custom objects, the strategy's part of a write, in kube's order:
+//! decoding prunes and defaults (unknown and duplicate fields handled per
+//! `fieldValidation`), then schema validation after the metadata rules, ratcheted
+//! against the old object on update.
 
 use serde_json::Value;
 

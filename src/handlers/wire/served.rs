@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 
 use crate::error::ApiError;
 use crate::handlers::context::Target;
-use crate::handlers::reply::ByteStream;
-use crate::handlers::splice;
+use crate::handlers::wire::reply::ByteStream;
+use crate::handlers::wire::splice;
 use crate::meta::object as obj;
 use crate::storage::KeyValue;
 use crate::table::ListMeta;

@@ -9,13 +9,7 @@
 //! only filled by Namespace deletes passing through the same admission chain; both
 //! happen in the host's kube-apiserver, never here.
 
-/// The admission operation of a request (kube's `admission.Operation`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Operation {
-    Create,
-    Update,
-    Delete,
-}
+use crate::admission::Operation;
 
 /// A namespace's `status.phase`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,4 +1,5 @@
-//! The in-flight request limit, as k8s.io/apiserver's `WithMaxInFlightLimit`: read-only
+//! The in-flight request budgets, as k8s.io/apiserver's `WithMaxInFlightLimit` keeps
+//! them (the filter chain's stage and a watch's initial list draw on them): read-only
 //! (`get`, `list`) and mutating requests each have a budget (`--max-requests-inflight`,
 //! `--max-mutating-requests-inflight`; 0 = unlimited); a request past its budget gets
 //! kube's 429 with `Retry-After: 1`. It runs after authentication (the user decides the
@@ -15,7 +16,6 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::authn::UserInfo;
 use crate::error::ApiError;
-use crate::handlers::AppState;
 use crate::metrics::Metrics;
 use crate::request::info::{RequestInfo, Verb};
 
@@ -134,37 +134,10 @@ impl InFlight {
     }
 }
 
-/// A watch's initial list: a read-only slot or the same 429 as [`admit`].
-pub fn admit_initial_list(
-    state: &AppState,
-    info: &RequestInfo,
-    user: &UserInfo,
-) -> Result<Option<Slot>, ApiError> {
-    state
-        .inflight
-        .admit_initial_list(user)
-        .map_err(|_| too_many(state, info))
-}
-
-/// The pipeline's max-in-flight stage: a slot to hold while the request runs, or the 429
-/// (counted in `apiserver_request_terminations_total`).
-pub fn admit(
-    state: &AppState,
-    info: &RequestInfo,
-    user: &UserInfo,
-) -> Result<Option<Slot>, ApiError> {
-    state
-        .inflight
-        .admit(info, user)
-        .map_err(|_| too_many(state, info))
-}
-
-/// kube's 429, counted in `apiserver_request_terminations_total`.
-fn too_many(state: &AppState, info: &RequestInfo) -> ApiError {
-    let labels = crate::metrics::RequestLabels::of(info, &state.catalog);
-    state.metrics.count_termination(labels, 429);
+/// kube's 429 with this message, telling the client to retry after a second.
+pub fn too_many_requests(message: String) -> ApiError {
     ApiError::TooManyRequests {
-        message: TOO_MANY_REQUESTS.into(),
+        message,
         retry_after_seconds: RETRY_AFTER_SECONDS,
     }
 }

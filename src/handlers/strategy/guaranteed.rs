@@ -16,6 +16,7 @@
 
 use serde_json::Value;
 
+use crate::admission::Attributes;
 use crate::error::ApiError;
 use crate::handlers::AppState;
 use crate::handlers::context::{Target, conflict};
@@ -45,11 +46,16 @@ pub struct Written<T> {
 /// Runs `try_update` on the current object until its result is stored (or is a no-op, a
 /// dry run, or an error). `try_update` checks every precondition itself (resourceVersion,
 /// uid): it is given the fresh object after each conflict, as kube's tryUpdate is.
+///
+/// A write that is admitted (`admission`: an update, a patch, `/status`, `/scale`) runs
+/// the admission chain on each attempt, once the object was found: its mutating phase
+/// before `try_update` validates, its validating phase on `try_update`'s outcome.
 pub async fn guaranteed_update<T>(
     state: &AppState,
     ctx: &Target,
     name: &str,
     dry_run: bool,
+    admission: Option<&Attributes<'_>>,
     mut try_update: impl FnMut(&Value) -> Result<(Next, T), ApiError>,
 ) -> Result<Written<T>, ApiError> {
     let key = ctx.key(state, name);
@@ -74,6 +80,9 @@ pub async fn guaranteed_update<T>(
     };
     for _ in 0..MAX_ATTEMPTS {
         let current_object = ctx.decode(&kv)?;
+        if let Some(attributes) = admission {
+            state.admission.admit(attributes).await?;
+        }
         let outcome = try_update(&current_object);
         // The bytes a put would store, encoded once for the checks and the write.
         let encoded = match &outcome {
@@ -96,6 +105,9 @@ pub async fn guaranteed_update<T>(
             continue;
         }
         let (next, extra) = outcome?;
+        if let Some(attributes) = admission {
+            state.admission.validate(attributes).await?;
+        }
         let current = current_object;
         let written = |object| Written { object, extra };
         let result = match next {

@@ -1,0 +1,325 @@
+//! The filter chain, as kube's `DefaultBuildHandlerChain` orders it, read top to bottom:
+//! request info (with the query, decoded once) → request deadline → authentication →
+//! impersonation → max-in-flight → authorization → body → the handlers' dispatch → one
+//! error conversion. Handlers receive an authorized [`Call`] and never see this module.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{HeaderMap, Method};
+use tracing::Instrument;
+
+use crate::authn::impersonation::{self, ImpersonationError};
+use crate::authn::{Authenticator, UserInfo};
+use crate::authz::Authorizer;
+use crate::error::ApiError;
+use crate::handlers::{self, AppState, Call, Reply};
+use crate::request::info::{self, RequestInfo, Verb};
+use crate::request::query::Query;
+
+/// What the chain's stages hold, and the handlers' state it dispatches to.
+pub struct Chain {
+    pub authenticator: Authenticator,
+    pub authorizer: Arc<Authorizer>,
+    /// How long a request (its body included) may take: kube's `--request-timeout`.
+    pub request_timeout: Duration,
+    pub handlers: Arc<AppState>,
+}
+
+/// The authorizer as the handlers ask it (a creating apply authorizes `create`).
+impl handlers::Authorize for Authorizer {
+    fn authorize<'a>(
+        &'a self,
+        user: &'a UserInfo,
+        info: &'a RequestInfo,
+    ) -> handlers::Authorizing<'a> {
+        Box::pin(Authorizer::authorize(self, user, info))
+    }
+}
+
+/// Runs one request through the stages; never fails (errors become Status replies).
+pub async fn serve(
+    chain: &Chain,
+    method: Method,
+    path: &str,
+    raw_query: &str,
+    headers: HeaderMap,
+    body: impl std::future::Future<Output = Result<Bytes, ApiError>>,
+    peer_certs: &[rustls::pki_types::CertificateDer<'static>],
+) -> Reply {
+    let started = std::time::Instant::now();
+    // Request info first: authorization needs verb, resource and name. The query is
+    // decoded once here; authorization and the handlers read this one decoding.
+    let query = Query::parse(raw_query);
+    let info = info::parse(method.as_str(), path, &query);
+    let state = &chain.handlers;
+    let labels = crate::metrics::RequestLabels::of(&info, &state.catalog);
+    let uri = match raw_query {
+        "" => path.to_owned(),
+        _ => format!("{path}?{raw_query}"),
+    };
+    let request = Request {
+        info,
+        method,
+        uri,
+        query,
+        headers,
+    };
+    let reply = page_not_found(stages(chain, request, started, body, peer_certs).await);
+    let code = reply.code();
+    state
+        .metrics
+        .observe_request(labels, code, started.elapsed());
+    reply
+}
+
+/// A request as parsed before authentication.
+struct Request {
+    info: RequestInfo,
+    method: Method,
+    /// The request URI as received (path and query), for upstream's plain-text errors.
+    uri: String,
+    query: Query,
+    headers: HeaderMap,
+}
+
+/// Authentication → authorization → body → dispatch.
+async fn stages(
+    chain: &Chain,
+    request: Request,
+    started: std::time::Instant,
+    body: impl std::future::Future<Output = Result<Bytes, ApiError>>,
+    peer_certs: &[rustls::pki_types::CertificateDer<'static>],
+) -> Reply {
+    let Request {
+        info,
+        method,
+        uri,
+        query,
+        mut headers,
+    } = request;
+    // kube's request-deadline filter checks `timeout` before authentication (long-running
+    // requests, i.e. watches, ignore it).
+    let deadline = match info.verb {
+        Verb::Watch => None,
+        _ => match crate::request::options::request_timeout(&query) {
+            Ok(asked) => Some(request_deadline(started, asked, chain.request_timeout)),
+            Err(e) => return Reply::Error(e),
+        },
+    };
+    let user = match identify(chain, &mut headers, peer_certs, &uri).await {
+        Ok(user) => user,
+        Err(reply) => return reply,
+    };
+    let mut call = Call {
+        query,
+        info,
+        method,
+        headers,
+        body: Bytes::new(),
+        user,
+        deadline,
+    };
+    let reply = match deadline {
+        Some(at) => {
+            let at = tokio::time::Instant::from_std(at);
+            tokio::time::timeout_at(at, admitted(chain, &mut call, body))
+                .await
+                .unwrap_or_else(|_| Reply::Error(ApiError::request_timeout()))
+        }
+        None => admitted(chain, &mut call, body).await,
+    };
+    if let Reply::Error(e) | Reply::Failed { error: e, .. } = &reply
+        && e.code() >= 500
+    {
+        let (info, user) = (&call.info, &call.user);
+        tracing::warn!(
+            verb = info.verb.as_str(),
+            group = %info.api_group,
+            resource = %info.resource,
+            namespace = %info.namespace,
+            name = %info.name,
+            user = %user.name,
+            code = e.code(),
+            error = %e,
+            "request failed"
+        );
+    }
+    reply
+}
+
+/// kube's `WithRequestDeadline`: the request's `timeout` when it is positive and below
+/// `--request-timeout`, else `--request-timeout`, from when the request arrived.
+fn request_deadline(
+    started: std::time::Instant,
+    asked: Option<std::time::Duration>,
+    maximum: std::time::Duration,
+) -> std::time::Instant {
+    let timeout = match asked {
+        Some(t) if !t.is_zero() && t < maximum => t,
+        _ => maximum,
+    };
+    started + timeout
+}
+
+/// Max-in-flight → authorization → body → dispatch, for an authenticated call (its body
+/// not read yet).
+async fn admitted(
+    chain: &Chain,
+    call: &mut Call,
+    body: impl std::future::Future<Output = Result<Bytes, ApiError>>,
+) -> Reply {
+    // At DEBUG: the fmt layer formats a span's fields when it is created, whether or not
+    // anything is logged in it (about a tenth of a GET's server CPU at INFO). A 5xx is
+    // logged with the same attributes above.
+    let span = tracing::debug_span!(
+        "request",
+        verb = call.info.verb.as_str(),
+        group = %call.info.api_group,
+        resource = %call.info.resource,
+        namespace = %call.info.namespace,
+        name = %call.info.name,
+        user = %call.user.name,
+    );
+    // Max-in-flight after authentication and before authorization, in kube's order;
+    // the slot is held until the reply is built.
+    let state = &chain.handlers;
+    let _in_flight = match state.inflight.admit(&call.info, &call.user) {
+        Ok(slot) => slot,
+        Err(_) => return Reply::Error(too_many(state, &call.info)),
+    };
+    if let Err(e) = chain.authorizer.authorize(&call.user, &call.info).await {
+        return Reply::Error(e);
+    }
+    // The body is read only after authorization, so strangers cannot make the server
+    // buffer megabytes.
+    call.body = match body.await {
+        Ok(b) => b,
+        Err(e) => return Reply::Error(e),
+    };
+    match handlers::dispatch(state, call).instrument(span).await {
+        Ok(reply) => reply,
+        Err(e) => Reply::Error(e),
+    }
+}
+
+/// kube's 429 past the in-flight budget, counted in `apiserver_request_terminations_total`.
+fn too_many(state: &AppState, info: &RequestInfo) -> ApiError {
+    let labels = crate::metrics::RequestLabels::of(info, &state.catalog);
+    state.metrics.count_termination(labels, 429);
+    crate::inflight::too_many_requests(crate::inflight::TOO_MANY_REQUESTS.into())
+}
+
+/// Authentication, then impersonation: the user authorization will see.
+async fn identify(
+    chain: &Chain,
+    headers: &mut HeaderMap,
+    peer_certs: &[rustls::pki_types::CertificateDer<'static>],
+    uri: &str,
+) -> Result<UserInfo, Reply> {
+    // Authentication also strips the front-proxy headers, whatever its outcome, so no
+    // handler ever sees them.
+    let user = chain
+        .authenticator
+        .authenticate(headers, peer_certs)
+        .await
+        .map_err(Reply::Error)?;
+    // Impersonation is checked against the authenticated user and strips the
+    // Impersonate-* headers; authorization then sees the impersonated user.
+    match impersonation::impersonate(&chain.authorizer, user, headers).await {
+        Ok(user) => Ok(user),
+        Err(ImpersonationError::Forbidden(e)) => Err(Reply::Error(e)),
+        Err(e @ ImpersonationError::WithoutUser(_)) => Err(internal_error_text(uri, &e)),
+    }
+}
+
+/// Upstream's `responsewriters.InternalError`: a plain-text 500 quoting the request URI,
+/// HTML-escaped (`&`, `<`, `>`), as the impersonation filter answers malformed requests.
+fn internal_error_text(uri: &str, err: &dyn std::error::Error) -> Reply {
+    let text = format!("Internal Server Error: {}: {err}", crate::gofmt::quote(uri));
+    let body = text
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    Reply::Text {
+        code: http::StatusCode::INTERNAL_SERVER_ERROR,
+        body: format!("{body}\n"),
+    }
+}
+
+/// A path nothing serves gets kube's mux NotFound page (Go's `http.NotFound`), not a Status.
+fn page_not_found(reply: Reply) -> Reply {
+    let (Reply::Error(ApiError::PathNotFound)
+    | Reply::Failed {
+        error: ApiError::PathNotFound,
+        ..
+    }) = reply
+    else {
+        return reply;
+    };
+    let mut resp = http::Response::new(axum::body::Body::from(crate::error::PAGE_NOT_FOUND));
+    *resp.status_mut() = http::StatusCode::NOT_FOUND;
+    let headers = resp.headers_mut();
+    headers.insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    headers.insert(
+        http::header::X_CONTENT_TYPE_OPTIONS,
+        http::HeaderValue::from_static("nosniff"),
+    );
+    Reply::Raw(resp)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn page_not_found_answers_text_for_unrouted_paths_only() {
+        use http_body_util::BodyExt;
+        let resp = match page_not_found(Reply::Error(ApiError::PathNotFound)) {
+            Reply::Raw(resp) => resp,
+            _ => panic!("not a page"),
+        };
+        assert_eq!(resp.status(), http::StatusCode::NOT_FOUND);
+        let headers = resp.headers();
+        assert_eq!(
+            headers[http::header::CONTENT_TYPE],
+            "text/plain; charset=utf-8"
+        );
+        assert_eq!(headers[http::header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+        let body = resp.into_body().collect().await.unwrap().to_bytes();
+        assert_eq!(body, "404 page not found\n");
+        let object = ApiError::NotFound {
+            resource: crate::error::GroupResource::new("g", "rs"),
+            name: "a".into(),
+        };
+        assert!(matches!(
+            page_not_found(Reply::Error(object)),
+            Reply::Error(ApiError::NotFound { .. })
+        ));
+    }
+
+    #[test]
+    fn request_deadline_timeout_capped_by_request_timeout() {
+        let started = std::time::Instant::now();
+        let max = std::time::Duration::from_secs(60);
+        let secs = std::time::Duration::from_secs;
+        let cases = [
+            (None, secs(60)),
+            (Some(secs(5)), secs(5)),
+            (Some(secs(0)), secs(60)),
+            (Some(secs(60)), secs(60)),
+            (Some(secs(3600)), secs(60)),
+        ];
+        for (asked, want) in cases {
+            assert_eq!(
+                request_deadline(started, asked, max),
+                started + want,
+                "{asked:?}"
+            );
+        }
+    }
+}
