@@ -1,5 +1,7 @@
 //! This build against an earlier one (`BENCH_ONLY=baseline`, never by default): the
-//! full-stack create and GET cells of both stores, served by this build's server and by
+//! full-stack create and GET cells of both stores, and the watch fan-out's latency at
+//! 1,000 watchers (write issued to event received, p50 and p99, as `watch` measures
+//! it), served by this build's server and by
 //! the binary `BENCH_BASELINE_BIN` names (e.g. a release build of the commit before a
 //! change), in alternation (each going first in every other round), `BENCH_ROUNDS`
 //! times, judged on the median of each cell. It
@@ -14,6 +16,7 @@ use std::path::PathBuf;
 use crate::crud::{creates, gets};
 use crate::report::figure;
 use crate::rounds::rounds;
+use crate::watch::{GOAL_WATCHERS, full_stack};
 use crate::{CONCURRENCY, CT, common, etcd, kubectl_like};
 
 /// Which server a measurement is of.
@@ -104,8 +107,31 @@ pub async fn run() {
             }
             cells.extend([create, get]);
         }
+        cells.extend(watch_cells(store, &servers).await);
     }
     print(&cells);
+}
+
+/// The watch fan-out at [`GOAL_WATCHERS`] on both builds, alternated as the rate cells
+/// are: its p50 and p99 latency in ms (lower is better).
+async fn watch_cells(
+    store: &'static str,
+    servers: &[(&common::Server, Build); 2],
+) -> [Compared; 2] {
+    let mut p50 = Compared::new(store, "watch p50 ms", GOAL_WATCHERS);
+    let mut p99 = Compared::new(store, "watch p99 ms", GOAL_WATCHERS);
+    for round in 0..rounds() {
+        let order = match round % 2 {
+            0 => [servers[0], servers[1]],
+            _ => [servers[1], servers[0]],
+        };
+        for (server, which) in order {
+            let outcome = full_stack(server, GOAL_WATCHERS, which.tag(), round).await;
+            p50.record(which, outcome.p50_ms);
+            p99.record(which, outcome.p99_ms);
+        }
+    }
+    [p50, p99]
 }
 
 impl Compared {
@@ -133,7 +159,7 @@ fn print(cells: &[Compared]) {
         rounds()
     );
     println!(
-        "| store | op | concurrency | this build /s | baseline /s | ratio | rounds (this / baseline) |"
+        "| store | op | concurrency (watchers) | this build | baseline | this / baseline | rounds (this / baseline) |"
     );
     println!("| --- | --- | --- | --- | --- | --- | --- |");
     for c in cells {
@@ -151,4 +177,5 @@ fn print(cells: &[Compared]) {
             each(&c.baseline),
         );
     }
+    println!("\ncreate and get: requests/s (higher is better); watch: ms (lower is better).");
 }

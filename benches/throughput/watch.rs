@@ -30,7 +30,7 @@ use crate::{CT, object, seconds};
 
 pub const WATCHERS: [usize; 2] = [100, 1000];
 /// The watchers of the latency goal.
-const GOAL_WATCHERS: usize = 1000;
+pub const GOAL_WATCHERS: usize = 1000;
 const INTERVAL: Duration = Duration::from_millis(10);
 const IN_FLIGHT: usize = 64;
 /// How long watchers may take to receive the last events once the writer is done.
@@ -60,8 +60,8 @@ impl Log {
 
 /// What one fan-out measured.
 pub struct Outcome {
-    p50_ms: f64,
-    p99_ms: f64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
     missed: u64,
     ended: u64,
     writes_per_sec: f64,
@@ -126,7 +126,7 @@ async fn goal_rounds(
 }
 
 /// `n` HTTP watches on `server` and paced creates through it, named after `round`.
-async fn full_stack(server: &Server, n: usize, backend: &str, round: usize) -> Outcome {
+pub async fn full_stack(server: &Server, n: usize, backend: &str, round: usize) -> Outcome {
     let log = Arc::new(Log::new(writes()));
     let (stop, stopped) = watch::channel(false);
     let clients = watchers::h2_clients(server, n);
