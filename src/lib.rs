@@ -19,7 +19,8 @@
 //!   check at load, pruning, defaulting, validation with ratcheting, and the CEL
 //!   validation rules (`schema::rules`) compiled at load and run after validation.
 //! - [`cel`]: the CEL engine those rules run on (parser, checker, cost model, evaluator,
-//!   Kubernetes libraries), matching kube's environment, costs and texts.
+//!   Kubernetes libraries), matching kube's environment, costs and texts. It sees a
+//!   schema only through its own trait (`cel::schema`); `schema::rules` adapts to it.
 //! - [`fieldmanager`]: managedFields and server-side apply (field paths and sets, their
 //!   `FieldsV1` encoding, managedFields entries), mirroring structured-merge-diff.
 //! - [`storage`]: the revisioned key/value [`storage::Store`] and its backends.
@@ -31,6 +32,8 @@
 //! - [`error`]: the one `ApiError` and its conversion into `metav1.Status`.
 //! - [`validation`]: leaf validators (DNS labels and subdomains) shared by load-time and
 //!   request-time checks.
+//! - [`formats`]: leaf text checks shared by `schema` and `cel`: Go's regexp syntax,
+//!   Go patterns for the `regex` crate, and the OpenAPI string and number formats.
 //! - [`gofmt`]: Go's text for values in messages and cells (`%q`, `%v`, `json.Marshal`).
 
 pub mod admission;
@@ -41,6 +44,7 @@ pub mod config;
 pub mod crd;
 pub mod error;
 pub mod fieldmanager;
+pub mod formats;
 pub mod gofmt;
 pub mod handlers;
 pub mod inflight;

@@ -18,7 +18,7 @@ reasons=[
  (lambda e,kk: 'sortBy' in e and 'internal error' in kk,
   "cel-go panics when a sortBy key errors (kube reports an internal error)"),
  (lambda e,kk: '\\p{' in e,
-  "src/schema/pattern.rs translate() escapes the braces of \\p{...}"),
+  "src/formats/pattern.rs translate() escapes the braces of \\p{...}"),
 ]
 varying=set(l.rstrip('\n') for l in open('/tmp/conf/varying.txt'))
 rows=[]; nd=0; known=0

@@ -1,14 +1,19 @@
-//! CEL declaration types derived from a structural schema node, as k8s.io/apiserver's
-//! `pkg/cel/common/schemas.go` (`SchemaDeclType`) derives them: typed objects with
-//! escaped property names, `additionalProperties` maps, lists with their list type,
-//! int-or-string as dyn, formats as timestamp/duration/bytes, and the size bounds
-//! (`max_elements`, `min_serialized_size`) the cost estimator works from.
+//! CEL declaration types derived from a schema node (seen through cel's own [`Schema`]
+//! trait), as k8s.io/apiserver's `pkg/cel/common/schemas.go` (`SchemaDeclType`) derives
+//! them: typed objects with escaped property names (`ident`), `additionalProperties`
+//! maps, lists with their list type, int-or-string as dyn, formats as
+//! timestamp/duration/bytes, and the size bounds (`max_elements`, `min_serialized_size`)
+//! the cost estimator works from.
+
+mod ident;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+pub use ident::escape;
+
+use super::schema::{AdditionalProperties, ListType, Schema, SchemaType};
 use super::types::Type;
-use crate::schema::{Additional, ListType, Schema, SchemaType};
 
 /// kube's `celconfig.MaxRequestSizeBytes`: the bound on anything in one request.
 pub const MAX_REQUEST_SIZE_BYTES: i64 = 3 * 1024 * 1024;
@@ -73,7 +78,11 @@ impl DeclType {
     /// `resource_root` is the custom resource's root or an embedded resource. Objects
     /// are named `name` (and `name.field` below it) as kube's `MaybeAssignTypeName`
     /// names them; `"object"` leaves them unnamed, to be named per rule scope.
-    pub fn from_schema(schema: &Schema, resource_root: bool, name: &str) -> Option<Arc<DeclType>> {
+    pub fn from_schema(
+        schema: &impl Schema,
+        resource_root: bool,
+        name: &str,
+    ) -> Option<Arc<DeclType>> {
         from_schema(schema, resource_root).map(|d| Arc::new(d).scoped(name))
     }
 
@@ -182,11 +191,11 @@ fn zero_if_negative(n: i64) -> i64 {
     n.max(0)
 }
 
-fn from_schema(s: &Schema, resource_root: bool) -> Option<DeclType> {
-    if s.int_or_string {
+fn from_schema<S: Schema>(s: &S, resource_root: bool) -> Option<DeclType> {
+    if s.is_x_int_or_string() {
         // kube: the smallest serialized int-or-string is `0`; `maxLength` bounds it as
         // it bounds strings (×4 bytes per code point).
-        let max = s.max_length.map_or(MAX_REQUEST_SIZE_BYTES - 2, |n| {
+        let max = s.max_length().map_or(MAX_REQUEST_SIZE_BYTES - 2, |n| {
             zero_if_negative(n).saturating_mul(4)
         });
         return Some(DeclType::simple(
@@ -196,18 +205,18 @@ fn from_schema(s: &Schema, resource_root: bool) -> Option<DeclType> {
             max,
         ));
     }
-    match s.type_ {
+    match s.type_() {
         SchemaType::Array => {
-            let items = s.items.as_deref()?;
-            let elem = from_schema(items, items.embedded_resource)?;
-            let max = match s.max_items {
+            let items = s.items()?;
+            let elem = from_schema(items, items.is_x_embedded_resource())?;
+            let max = match s.max_items() {
                 Some(n) => zero_if_negative(n),
                 None => (MAX_REQUEST_SIZE_BYTES - 2) / (elem.min_serialized_size + 1),
             };
             let kind = DeclKind::List {
                 elem: Arc::new(elem),
-                list_type: s.list_type.unwrap_or(ListType::Atomic),
-                map_keys: s.list_map_keys.clone(),
+                list_type: s.x_list_type().unwrap_or(ListType::Atomic),
+                map_keys: s.x_list_map_keys().to_vec(),
             };
             Some(DeclType::simple("list", kind, 2, max))
         }
@@ -225,10 +234,10 @@ fn from_schema(s: &Schema, resource_root: bool) -> Option<DeclType> {
     }
 }
 
-fn object(s: &Schema, resource_root: bool) -> Option<DeclType> {
-    if let Some(Additional::Schema(values)) = &s.additional_properties {
-        let value = from_schema(values, values.embedded_resource)?;
-        let max = match s.max_properties {
+fn object<S: Schema>(s: &S, resource_root: bool) -> Option<DeclType> {
+    if let Some(AdditionalProperties::Schema(values)) = s.additional_properties() {
+        let value = from_schema(values, values.is_x_embedded_resource())?;
+        let max = match s.max_properties() {
             Some(n) => zero_if_negative(n),
             None => (MAX_REQUEST_SIZE_BYTES - 2) / (value.min_serialized_size + 6),
         };
@@ -237,34 +246,28 @@ fn object(s: &Schema, resource_root: bool) -> Option<DeclType> {
         };
         return Some(DeclType::simple("map", kind, 2, max));
     }
+    let declared = s
+        .properties()
+        .filter(|(k, _)| !resource_root || !matches!(*k, "apiVersion" | "kind" | "metadata"))
+        .filter_map(|(name, prop)| {
+            let decl = from_schema(prop, prop.is_x_embedded_resource())?;
+            Some((name, decl, prop.has_default()))
+        });
     let root_meta = resource_root.then(type_and_object_meta);
-    let properties = s
-        .properties
-        .iter()
-        .filter(|(k, _)| {
-            !resource_root || !matches!(k.as_str(), "apiVersion" | "kind" | "metadata")
-        })
-        .chain(root_meta.iter().flat_map(|m| m.iter()));
+    let root_meta = root_meta
+        .into_iter()
+        .flatten()
+        .map(|(n, decl)| (n, decl, false));
     let mut fields = BTreeMap::new();
     // Always at least `{}`; required properties without a default add to the minimum.
     let mut min_size = 2;
-    for (prop_name, prop) in properties {
-        let Some(field_type) = from_schema(prop, prop.embedded_resource) else {
-            continue;
-        };
-        let required = s.required.iter().any(|r| r == prop_name);
-        if required && prop.default.is_none() {
+    for (prop_name, field_type, has_default) in declared.chain(root_meta) {
+        let required = s.required().iter().any(|r| r == prop_name);
+        if required && !has_default {
             min_size += prop_name.len() as i64 + field_type.min_serialized_size + 4;
         }
         if let Some(cel_name) = escape(prop_name) {
-            fields.insert(
-                cel_name,
-                Field {
-                    json_name: prop_name.clone(),
-                    decl: Arc::new(field_type),
-                    required,
-                },
-            );
+            fields.insert(cel_name, field(prop_name, field_type, required));
         }
     }
     Some(DeclType {
@@ -275,42 +278,44 @@ fn object(s: &Schema, resource_root: bool) -> Option<DeclType> {
     })
 }
 
-/// `apiVersion`, `kind` and `metadata.{name,generateName}`: always visible at a resource
-/// root, in place of whatever the schema says of them (kube's `WithTypeAndObjectMeta`).
-fn type_and_object_meta() -> BTreeMap<String, Schema> {
-    let string = || Schema {
-        type_: SchemaType::String,
-        ..Schema::default()
-    };
-    let metadata = Schema {
-        type_: SchemaType::Object,
-        properties: [
-            ("name".to_string(), string()),
-            ("generateName".to_string(), string()),
-        ]
-        .into_iter()
-        .collect(),
-        ..Schema::default()
-    };
-    [
-        ("apiVersion".to_string(), string()),
-        ("kind".to_string(), string()),
-        ("metadata".to_string(), metadata),
-    ]
-    .into_iter()
-    .collect()
+fn field(json_name: &str, decl: DeclType, required: bool) -> Field {
+    Field {
+        json_name: json_name.to_string(),
+        decl: Arc::new(decl),
+        required,
+    }
 }
 
-fn string(s: &Schema) -> DeclType {
-    let per_request = || match s.format.as_str() {
+/// `apiVersion`, `kind` and `metadata.{name,generateName}`: always visible at a resource
+/// root, in place of whatever the schema says of them (kube's `WithTypeAndObjectMeta`):
+/// plain strings, and an object of two plain strings.
+fn type_and_object_meta() -> [(&'static str, DeclType); 3] {
+    let string = || {
+        let max = MAX_REQUEST_SIZE_BYTES - 2;
+        DeclType::simple("string", DeclKind::String, MIN_STRING_SIZE, max)
+    };
+    let fields = ["name", "generateName"]
+        .into_iter()
+        .map(|name| (name.to_string(), field(name, string(), false)))
+        .collect();
+    let metadata = DeclType::simple("object", DeclKind::Object { fields }, 2, 0);
+    [
+        ("apiVersion", string()),
+        ("kind", string()),
+        ("metadata", metadata),
+    ]
+}
+
+fn string(s: &impl Schema) -> DeclType {
+    let per_request = || match s.format() {
         "duration" => MAX_DURATION_SIZE_JSON,
         "date" => JSON_DATE_SIZE,
         "date-time" => MAX_DATETIME_SIZE_JSON,
         _ => MAX_REQUEST_SIZE_BYTES - 2,
     };
-    match s.format.as_str() {
+    match s.format() {
         "byte" => {
-            let max = s.max_length.map_or_else(per_request, zero_if_negative);
+            let max = s.max_length().map_or_else(per_request, zero_if_negative);
             return DeclType::simple("bytes", DeclKind::Bytes, MIN_STRING_SIZE, max);
         }
         "duration" => {
@@ -328,10 +333,10 @@ fn string(s: &Schema) -> DeclType {
         _ => {}
     }
     // maxLength counts code points; sizes are bytes, up to 4 per code point.
-    let max = match s.max_length {
+    let max = match s.max_length() {
         Some(n) => zero_if_negative(n).saturating_mul(4),
-        None if !s.enum_.is_empty() => s
-            .enum_
+        None if !s.enum_().is_empty() => s
+            .enum_()
             .iter()
             .filter_map(|v| v.as_str())
             .map(|v| v.len() as i64)
@@ -340,60 +345,6 @@ fn string(s: &Schema) -> DeclType {
         None => per_request(),
     };
     DeclType::simple("string", DeclKind::String, MIN_STRING_SIZE, max)
-}
-
-const RESERVED: [&str; 21] = [
-    "true",
-    "false",
-    "null",
-    "in",
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
-
-/// A property name as a CEL identifier (kube's `cel.Escape`): reserved words become
-/// `__word__`; `__`, `.`, `-` and `/` become `__underscores__`, `__dot__`, `__dash__`,
-/// `__slash__`; names starting with a digit or holding other symbols are not reachable.
-pub fn escape(ident: &str) -> Option<String> {
-    if ident.is_empty() || ident.starts_with(|c: char| c.is_ascii_digit()) {
-        return None;
-    }
-    if RESERVED.contains(&ident) {
-        return Some(format!("__{ident}__"));
-    }
-    let mut out = String::with_capacity(ident.len());
-    let mut rest = ident;
-    while let Some(c) = rest.chars().next() {
-        if rest.starts_with("__") {
-            out.push_str("__underscores__");
-            rest = &rest[2..];
-            continue;
-        }
-        match c {
-            '.' => out.push_str("__dot__"),
-            '-' => out.push_str("__dash__"),
-            '/' => out.push_str("__slash__"),
-            c if c.is_ascii_alphanumeric() || c == '_' => out.push(c),
-            _ => return None,
-        }
-        rest = &rest[c.len_utf8()..];
-    }
-    Some(out)
 }
 
 #[cfg(test)]

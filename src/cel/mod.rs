@@ -12,7 +12,8 @@
 //!
 //! # Layout (one stage each)
 //! - [`parse`]: source → [`ast::Ast`], macros expanded, cel-go's syntax error texts.
-//! - [`types`], [`decl`]: CEL types, and the declaration types derived from a schema.
+//! - [`types`], [`decl`]: CEL types, and the declaration types derived from a schema,
+//!   which the engine sees only through its own [`schema::Schema`] trait.
 //! - [`check`]: type checking → [`checked::Checked`], cel-go's compile error texts.
 //! - [`cost`]: static cost estimate (cel-go `checker/cost.go` + k8s `library/cost.go`)
 //!   and the run-time cost of each call.
@@ -36,6 +37,7 @@ pub mod functions;
 pub mod lib;
 pub mod parse;
 pub mod program;
+pub mod schema;
 
 pub mod stdlib;
 pub mod types;

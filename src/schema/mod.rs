@@ -4,9 +4,7 @@
 
 pub mod default;
 pub mod default_check;
-pub mod formats;
 pub mod node;
-pub mod pattern;
 pub mod prune;
 pub mod rules;
 

@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use crate::formats::{pattern, strfmt};
+
 /// `additionalProperties`: a boolean or a schema for every value of the map.
 #[derive(Clone, Debug)]
 pub enum Additional {
@@ -180,7 +182,7 @@ impl Schema {
             max_properties: integer(map, "maxProperties"),
             min_properties: integer(map, "minProperties"),
             pattern: string(map, "pattern").map(|source| Pattern {
-                regex: super::pattern::compile(&source),
+                regex: pattern::compile(&source),
                 source,
             }),
             all_of: schemas(map, "allOf"),
@@ -246,8 +248,7 @@ impl Schema {
     pub fn unrecognized_formats(&self) -> Vec<&str> {
         let mut out = Vec::new();
         self.visit(&mut |node| {
-            if !node.format.is_empty()
-                && !super::formats::is_recognized(node.type_.as_str(), &node.format)
+            if !node.format.is_empty() && !strfmt::is_recognized(node.type_.as_str(), &node.format)
             {
                 out.push(node.format.as_str());
             }

@@ -4,7 +4,7 @@
 //! error text when they are exceeded.
 
 use crate::cel::decl::MAX_REQUEST_SIZE_BYTES;
-use crate::schema::{Schema, SchemaType};
+use crate::cel::schema::{Schema, SchemaType};
 
 /// kube's `StaticEstimatedCostLimit`: the largest estimated cost of one expression.
 pub const STATIC_ESTIMATED_COST_LIMIT: u64 = 10_000_000;
@@ -41,20 +41,20 @@ pub fn expression_cost(
 
 /// kube's `extractMaxElements`: the factor by which a schema node multiplies the number
 /// of its children; `None` for unbounded arrays and maps.
-pub fn extract_max_elements(schema: &Schema) -> Option<u64> {
+pub fn extract_max_elements(schema: &impl Schema) -> Option<u64> {
     let bound = |n: Option<i64>| n.map(|n| n.max(0) as u64);
-    match schema.type_ {
-        SchemaType::Object if schema.additional_properties.is_some() => {
-            bound(schema.max_properties)
+    match schema.type_() {
+        SchemaType::Object if schema.additional_properties().is_some() => {
+            bound(schema.max_properties())
         }
-        SchemaType::Array => bound(schema.max_items),
+        SchemaType::Array => bound(schema.max_items()),
         _ => Some(1),
     }
 }
 
 /// The cardinality of a child of `parent` (kube's `childContext`): unbounded once any
 /// ancestor is. The root's is `Some(1)`.
-pub fn child_cardinality(parent_cardinality: Option<u64>, parent: &Schema) -> Option<u64> {
+pub fn child_cardinality(parent_cardinality: Option<u64>, parent: &impl Schema) -> Option<u64> {
     let parent_cardinality = parent_cardinality?;
     let factor = extract_max_elements(parent)?;
     Some(multiply_with_overflow_guard(parent_cardinality, factor))

@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use super::*;
+use crate::schema::Schema;
 
 fn decl(schema: serde_json::Value) -> Arc<DeclType> {
     DeclType::from_schema(&Schema::parse(&schema), false, "self").expect("typed")
@@ -167,4 +168,121 @@ fn from_schema_sizes_follow_kube_bounds() {
             "{schema}"
         );
     }
+}
+
+#[test]
+fn from_schema_resource_root_meta_is_plain_strings_required_as_the_root_says() {
+    const MAX: i64 = MAX_REQUEST_SIZE_BYTES;
+    let schema = Schema::parse(&json!({"type": "object",
+        "required": ["metadata", "kind", "spec"], "properties": {
+        "kind": {"type": "integer"},
+        "metadata": {"type": "object", "properties": {"labels": {"type": "object"}}},
+        "spec": {"type": "object", "default": {}}}}));
+    let root = DeclType::from_schema(&schema, true, "self").expect("typed");
+    // `{}` + `"kind":""` (4+2+4) + `"metadata":{}` (8+2+4); spec has a default.
+    assert_eq!(root.min_serialized_size, 2 + 10 + 14);
+    let sizes = |d: &DeclType| (d.max_elements, d.min_serialized_size);
+    let required = |d: &DeclType, name: &str| d.field(name).map(|f| f.required);
+    assert_eq!(required(&root, "kind"), Some(true));
+    assert_eq!(required(&root, "apiVersion"), Some(false));
+    assert_eq!(required(&root, "metadata"), Some(true));
+    assert_eq!(required(&root, "spec"), Some(true));
+    for name in ["kind", "apiVersion"] {
+        let decl = &root.field(name).expect("declared").decl;
+        assert_eq!(decl.cel_type().to_string(), "string", "{name}");
+        assert_eq!(sizes(decl), (MAX - 2, 2), "{name}");
+    }
+    let meta = &root.field("metadata").expect("metadata").decl;
+    assert_eq!((meta.name.as_str(), sizes(meta)), ("self.metadata", (0, 2)));
+    assert!(meta.field("labels").is_none());
+    for name in ["name", "generateName"] {
+        let field = meta.field(name).expect("declared");
+        assert_eq!((field.json_name.as_str(), field.required), (name, false));
+        assert_eq!(field.decl.cel_type().to_string(), "string", "{name}");
+        assert_eq!(sizes(&field.decl), (MAX - 2, 2), "{name}");
+    }
+}
+
+/// A schema that is not the structural one: the engine needs nothing but its trait.
+struct Plain {
+    type_: SchemaType,
+    items: Option<Box<Plain>>,
+    list_type: Option<ListType>,
+    max_items: Option<i64>,
+}
+
+impl crate::cel::schema::Schema for Plain {
+    fn type_(&self) -> SchemaType {
+        self.type_
+    }
+    fn format(&self) -> &str {
+        ""
+    }
+    fn items(&self) -> Option<&Self> {
+        self.items.as_deref()
+    }
+    fn properties(&self) -> impl Iterator<Item = (&str, &Self)> {
+        std::iter::empty()
+    }
+    fn additional_properties(&self) -> Option<AdditionalProperties<'_, Self>> {
+        None
+    }
+    fn has_default(&self) -> bool {
+        false
+    }
+    fn required(&self) -> &[String] {
+        &[]
+    }
+    fn enum_(&self) -> &[serde_json::Value] {
+        &[]
+    }
+    fn max_length(&self) -> Option<i64> {
+        None
+    }
+    fn max_items(&self) -> Option<i64> {
+        self.max_items
+    }
+    fn max_properties(&self) -> Option<i64> {
+        None
+    }
+    fn is_x_int_or_string(&self) -> bool {
+        false
+    }
+    fn is_x_embedded_resource(&self) -> bool {
+        false
+    }
+    fn x_list_type(&self) -> Option<ListType> {
+        self.list_type
+    }
+    fn x_list_map_keys(&self) -> &[String] {
+        &[]
+    }
+}
+
+#[test]
+fn from_schema_any_trait_schema_declares_set_list() {
+    let int = Plain {
+        type_: SchemaType::Integer,
+        items: None,
+        list_type: None,
+        max_items: None,
+    };
+    let set = Plain {
+        type_: SchemaType::Array,
+        items: Some(Box::new(int)),
+        list_type: Some(ListType::Set),
+        max_items: Some(7),
+    };
+    let d = DeclType::from_schema(&set, false, "self").expect("typed");
+    assert_eq!(d.cel_type().to_string(), "list(int)");
+    assert_eq!(d.max_elements, 7);
+    assert!(matches!(
+        d.kind,
+        DeclKind::List {
+            list_type: ListType::Set,
+            ..
+        }
+    ));
+    let cost = crate::cel::cost::budget::child_cardinality(Some(2), &set);
+    assert_eq!(cost, Some(14));
 }

@@ -11,7 +11,6 @@ use super::argv;
 use crate::cel::functions::{Decl, Impl, Library, Outcome};
 use crate::cel::types::Type;
 use crate::cel::value::{Opaque, Value};
-use crate::schema::formats;
 use crate::selector::label::{label_key_errors, label_value_errors};
 use crate::validation::{is_dns1035_label, is_dns1123_label, is_dns1123_subdomain};
 
@@ -136,7 +135,7 @@ fn uri(s: &str) -> Vec<String> {
 }
 
 fn strfmt(format: &str, s: &str, message: &str) -> Vec<String> {
-    if formats::is_valid(format, s) {
+    if crate::formats::strfmt::is_valid(format, s) {
         Vec::new()
     } else {
         vec![message.to_string()]

@@ -7,7 +7,7 @@ use serde_json::{Map as JsonMap, Value as Json};
 use super::{EvalError, Items, List, Map, Value};
 use crate::cel::decl::{DeclKind, escape};
 use crate::cel::eval::ops;
-use crate::schema::ListType;
+use crate::cel::schema::ListType;
 
 /// `Some(a == b)` when `a` keeps set or map list semantics (sizes already equal),
 /// `None` for a plain list.

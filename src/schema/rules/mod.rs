@@ -2,7 +2,10 @@
 //! the definition loads (compile errors, costs), compiled once into a validator tree
 //! mirroring the schema, and run after schema validation on every write, as
 //! apiextensions-apiserver's `schema/cel` package and the CRD strategy run them.
+//! `adaptor` shows the structural schema to the CEL engine through cel's own
+//! `cel::schema::Schema` trait (kube's `model.SchemaAdaptor`).
 
+mod adaptor;
 mod causes;
 mod compile;
 pub mod definition;

@@ -6,7 +6,7 @@
 //! # Layout
 //! - `convert`: whether the schema converts to kube's structural form at all.
 //! - `invariants`, `nested`, `complete`: `ValidateStructural` (types, junctor contents,
-//!   metadata restrictions, completeness), with `goregex` checking `pattern` as Go does.
+//!   metadata restrictions, completeness), with `formats::goregex` checking `pattern` as Go does.
 //! - `openapi`, `listmap`, `rules`: the per-node CRD schema rules (unsupported keywords,
 //!   defaults around object meta, list and map extensions, `x-kubernetes-validations` shape).
 //! - `status`: root rules (status subresource, nullable); `gojson` renders schemas as kube
@@ -17,7 +17,6 @@ mod complete;
 mod convert;
 mod errors;
 mod gojson;
-pub(crate) mod goregex;
 mod invariants;
 mod listmap;
 mod nested;

@@ -10,8 +10,8 @@ use super::access::{
     strings, text, type_of,
 };
 use super::errors::{forbidden, invalid_str};
-use super::goregex;
 use crate::error::FieldError;
+use crate::formats::goregex;
 
 /// The value validations of a structural node, honouring the int-or-string patterns.
 pub(super) fn value_validation(schema: &Value, path: &str) -> Vec<FieldError> {

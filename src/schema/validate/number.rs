@@ -7,8 +7,9 @@ use serde_json::Number;
 use super::result::{Kind, Outcome, Plain};
 use super::types::{View, is_json_integer};
 use super::walk::Walker;
+use crate::formats::strfmt;
 use crate::gofmt::{Num, f64_to_i64, float_v};
-use crate::schema::{Schema, formats};
+use crate::schema::Schema;
 
 /// The type and format the range checks use: only for a single `integer` or `number`.
 fn range_type<'s>(view: &View<'s>) -> (&'s str, &'s str) {
@@ -32,7 +33,7 @@ fn out_of_range<'v>(
         Num::Int(i) => Number::from(i),
         Num::Float(f) => Number::from_f64(f)?,
     };
-    if formats::is_valid_number(ty, format, &number) {
+    if strfmt::is_valid_number(ty, format, &number) {
         return None;
     }
     Some(Outcome::fail(

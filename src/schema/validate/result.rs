@@ -19,8 +19,8 @@ use serde_json::Value;
 use super::path::{Seg, openapi_name};
 use super::walk::Walker;
 use crate::error::{ErrorType, FieldError};
+use crate::formats::strfmt;
 use crate::gofmt::{Num, field_value, marshal, quote};
-use crate::schema::formats;
 
 /// The errors kube reports on the validator's root path as `Invalid(path, "", msg)`.
 #[derive(Clone, Copy, Debug)]
@@ -194,7 +194,7 @@ fn plain_message(plain: Plain<'_>, name: &str) -> String {
         }
         Plain::AllOf(false) => format!("{quoted} must validate all the schemas (allOf)"),
         Plain::Not => format!("{quoted} must not validate the schema (not)"),
-        Plain::Range(what, ty, format) => formats::number_range_message(what, ty, format, name),
+        Plain::Range(what, ty, format) => strfmt::number_range_message(what, ty, format, name),
     }
 }
 

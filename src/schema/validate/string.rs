@@ -3,8 +3,9 @@
 
 use super::result::{Kind, Outcome};
 use super::walk::Walker;
+use crate::formats::strfmt;
 use crate::gofmt::quote;
-use crate::schema::{Schema, formats};
+use crate::schema::Schema;
 
 /// `maxLength`, `minLength`, `pattern`, in that order, stopping at the first failure.
 pub(super) fn check<'v>(w: &Walker<'v>, s: &Schema, text: &str) -> Outcome<'v> {
@@ -40,7 +41,7 @@ pub(super) fn check<'v>(w: &Walker<'v>, s: &Schema, text: &str) -> Outcome<'v> {
 
 /// A string with a checked format: `<path> in body must be of type <format>: "<value>"`.
 pub(super) fn check_format<'v>(w: &Walker<'v>, format: &'v str, text: &'v str) -> Outcome<'v> {
-    if formats::is_valid(format, text) {
+    if strfmt::is_valid(format, text) {
         Outcome::default()
     } else {
         Outcome::fail(w.issue(Kind::Type(format, text)))

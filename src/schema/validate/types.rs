@@ -6,8 +6,9 @@ use serde_json::Value;
 
 use super::result::{Kind, Outcome};
 use super::walk::Walker;
+use crate::formats::strfmt;
 use crate::gofmt::{Num, f64_to_i64};
-use crate::schema::{Schema, SchemaType, formats};
+use crate::schema::{Schema, SchemaType};
 
 /// A node's types and its effective (not stripped) format.
 pub(super) struct View<'s> {
@@ -32,7 +33,7 @@ impl<'s> View<'s> {
             Types::One(s.type_.as_str())
         };
         let mut view = View { types, format: "" };
-        if !s.format.is_empty() && formats::is_recognized(view.single(), &s.format) {
+        if !s.format.is_empty() && strfmt::is_recognized(view.single(), &s.format) {
             view.format = &s.format;
         }
         view

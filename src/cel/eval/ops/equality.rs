@@ -2,8 +2,8 @@
 //! operand kind's own `Equal`, kube's set and map lists.
 
 use crate::cel::decl::DeclKind;
+use crate::cel::schema::ListType;
 use crate::cel::value::{EvalError, List, Map, Value};
-use crate::schema::ListType;
 
 use super::super::json;
 use super::{list_get, list_len, map_entries, map_find, map_len, type_runtime_name};

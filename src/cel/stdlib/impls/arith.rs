@@ -9,8 +9,8 @@ use jiff::{SignedDuration, Timestamp};
 use crate::cel::decl::DeclKind;
 use crate::cel::eval::{gotime, ops};
 use crate::cel::functions::{Impl, Outcome};
+use crate::cel::schema::ListType;
 use crate::cel::value::{EvalError, List, Value};
-use crate::schema::ListType;
 
 fn err<'a>(m: &str) -> Outcome<'a> {
     Err(EvalError::new(m))
