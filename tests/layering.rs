@@ -24,10 +24,6 @@ const ORDER: &[(&str, &str)] = &[
         "server",
         "connection, TLS, the filter chain (`server/chain.rs`), start-up wiring (`run.rs`), shutdown",
     ),
-    (
-        "config",
-        "command-line flags into a validated configuration (start-up vocabulary)",
-    ),
     ("authn", "who is asking (front proxy, x509, TokenReview)"),
     (
         "authz",
@@ -40,6 +36,10 @@ const ORDER: &[(&str, &str)] = &[
     (
         "admission",
         "kube's admission chain (NamespaceLifecycle now; webhooks and policies next)",
+    ),
+    (
+        "config",
+        "command-line flags into a validated configuration (start-up vocabulary)",
     ),
     (
         "watch",
@@ -59,6 +59,10 @@ const ORDER: &[(&str, &str)] = &[
     (
         "storage",
         "revisioned key/value store, backends, watch cache (its metric labels live with it)",
+    ),
+    (
+        "inflight",
+        "the in-flight request budgets, kube's max-in-flight: drawn on by the filter chain and by a watch's initial list",
     ),
     (
         "cluster",
