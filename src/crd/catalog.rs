@@ -201,7 +201,7 @@ fn served_resource(crd: &CustomResourceDefinition) -> Result<ServedResource, Cat
         .unwrap_or_default();
     let gv = |v: &ServedVersion| format!("{}/{}", spec.group, v.name);
     let field_types = CrdVersions::new(versions.iter().map(|v| {
-        let ty = crate::fieldmanager::typed::resource_type(&v.structural);
+        let ty = crate::schema::typed::resource_type(&v.structural);
         (gv(v), ty)
     }));
     let with_status: Vec<String> = versions

@@ -1,5 +1,5 @@
 //! structured-merge-diff's schema model (`schema.Atom`, `TypeRef`): what every walk of a
-//! typed value consults, built once per CRD version by [`super::convert`].
+//! typed value consults, built once per CRD version by `crate::schema::typed`.
 
 use std::collections::BTreeMap;
 use std::sync::LazyLock;

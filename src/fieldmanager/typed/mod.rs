@@ -4,7 +4,8 @@
 //! # Layout
 //!
 //! - `atom`: [`TypeRef`], [`Atom`] and the shared deduced / untyped-atomic types.
-//! - `convert`: a CRD schema as an smd type ([`resource_type`], [`schema_type`]).
+//! - `objectmeta`: TypeMeta and ObjectMeta as smd types ([`object_meta`], [`add_type_meta`]);
+//!   a CRD schema as an smd type is `crate::schema::typed`.
 //! - `element`: the path element of an associative-list item.
 //! - `errors`: [`ValidationErrors`] with upstream's texts.
 //! - `validate`: [`validate`]; `tofieldset`: [`to_field_set`].
@@ -16,10 +17,10 @@
 
 mod atom;
 mod compare;
-mod convert;
 mod element;
 mod errors;
 mod merge;
+mod objectmeta;
 mod reconcile;
 mod remove;
 mod scale;
@@ -28,9 +29,9 @@ mod validate;
 
 pub use atom::{Atom, Field, Form, List, Map, Scalar, TypeRef};
 pub use compare::{Comparison, compare};
-pub use convert::{resource_type, schema_type};
 pub use errors::{ValidationError, ValidationErrors};
 pub use merge::merge;
+pub use objectmeta::{add_type_meta, object_meta};
 pub use reconcile::reconcile_field_set_with_schema;
 pub use remove::{ensure_named_fields_are_members, extract_items, remove_items};
 pub use scale::{SCALE_API_VERSION, SCALE_KIND, ScaleConverter, scale_type};

@@ -55,9 +55,9 @@ fn build_scale_type() -> TypeRef {
     ])
 }
 
-/// ObjectMeta as `convert` types it for every resource.
+/// ObjectMeta as it is typed for every resource.
 fn object_meta() -> TypeRef {
-    TypeRef::inline(super::convert::object_meta())
+    TypeRef::inline(super::objectmeta::object_meta())
 }
 
 fn leaf(s: Scalar) -> TypeRef {

@@ -10,8 +10,8 @@ use jiff::Timestamp;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::fieldmanager::typed::resource_type;
 use crate::schema::Schema;
+use crate::schema::typed::resource_type;
 
 pub(super) const V1: &str = "apps.example.com/v1";
 pub(super) const KIND: &str = "Deployment";

@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 use super::super::*;
 use super::SameType;
 use crate::fieldmanager::fieldpath::ManagedFields;
-use crate::fieldmanager::typed::resource_type;
 use crate::schema::Schema;
+use crate::schema::typed::resource_type;
 
 fn converter() -> SameType {
     let ty = resource_type(&Schema::parse(&json!({"type": "object", "properties": {

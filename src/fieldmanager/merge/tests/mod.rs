@@ -197,7 +197,7 @@ fn run_file(text: &str) -> usize {
         .map(|(k, v)| {
             (
                 k.clone(),
-                typed::schema_type(&crate::schema::Schema::parse(v)),
+                crate::schema::typed::schema_type(&crate::schema::Schema::parse(v)),
             )
         })
         .collect();

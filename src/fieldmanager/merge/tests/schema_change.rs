@@ -56,7 +56,7 @@ fn updater_schema_change_cases_give_upstream_objects_and_managers() {
         .iter()
         .map(|(k, v)| {
             let schema = crate::schema::Schema::parse(v);
-            (k.clone(), typed::schema_type(&schema))
+            (k.clone(), crate::schema::typed::schema_type(&schema))
         })
         .collect();
     let cases = doc["cases"].as_array().unwrap();

@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::*;
 use crate::fieldmanager::fieldpath::Set;
 use crate::fieldmanager::value;
+use crate::schema::typed::schema_type;
 
 const CASES: &str = include_str!("cases.yaml");
 
@@ -275,4 +276,3 @@ fn json_prefix(text: &str) -> (Value, &str) {
 }
 
 mod reconcile;
-mod resource;

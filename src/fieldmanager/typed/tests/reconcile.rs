@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::{obj, paths, set_of};
-use crate::fieldmanager::typed::{TypeRef, reconcile_field_set_with_schema, schema_type, validate};
+use crate::fieldmanager::typed::{TypeRef, reconcile_field_set_with_schema, validate};
+use crate::schema::typed::schema_type;
 
 const CASES: &str = include_str!("reconcile.yaml");
 

@@ -1,14 +1,13 @@
 //! A CRD version's structural schema as structured-merge-diff's schema, as the
 //! apiextensions-apiserver builds it for field management: its OpenAPI builder adds
 //! `apiVersion`, `kind` and `metadata` (ObjectMeta) to the root and to embedded resources,
-//! then kube-openapi's `schemaconv` turns each node into an atom.
+//! then kube-openapi's `schemaconv` turns each node into an atom. The schema-free parts
+//! (TypeMeta and ObjectMeta's types) live with the engine, in `fieldmanager::typed`.
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
-
-use super::atom::{Atom, Field, List, Map, Scalar, TypeRef};
-use crate::schema::{Additional, ListType, MapType, Schema, SchemaType};
+use super::{Additional, ListType, MapType, Schema, SchemaType};
+use crate::fieldmanager::typed::{Atom, Field, List, Map, Scalar, TypeRef, add_type_meta};
 
 /// The type of a custom resource whose version has schema `root`.
 pub fn resource_type(root: &Schema) -> TypeRef {
@@ -113,127 +112,5 @@ fn object(schema: &Schema, preserve: bool) -> Map {
     map
 }
 
-/// `apiVersion`, `kind` (TypeMeta's strings) and `metadata` (ObjectMeta), which replace
-/// whatever the schema says about them.
-fn add_type_meta(map: &mut Map) {
-    for name in ["apiVersion", "kind"] {
-        map.fields.insert(name.to_string(), plain(Scalar::String));
-    }
-    map.fields.insert(
-        "metadata".to_string(),
-        Field {
-            ty: TypeRef::inline(object_meta()),
-            default: None,
-        },
-    );
-}
-
-fn plain(s: Scalar) -> Field {
-    Field {
-        ty: TypeRef::inline(scalar(s)),
-        default: None,
-    }
-}
-
-fn with_default(s: Scalar, default: Value) -> Field {
-    Field {
-        ty: TypeRef::inline(scalar(s)),
-        default: Some(default),
-    }
-}
-
-fn struct_of(fields: Vec<(&str, Field)>, atomic: bool) -> Atom {
-    Atom {
-        map: Some(Box::new(Map {
-            atomic,
-            fields: fields
-                .into_iter()
-                .map(|(n, f)| (n.to_string(), f))
-                .collect(),
-            element: None,
-        })),
-        ..Atom::default()
-    }
-}
-
-fn field(atom: Atom) -> Field {
-    Field {
-        ty: TypeRef::inline(atom),
-        default: None,
-    }
-}
-
-/// `io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta` as kube's generated OpenAPI defines
-/// it: string maps for labels and annotations, finalizers a set, ownerReferences a
-/// list-map keyed by `uid` of atomic items, managedFields atomic.
-pub(super) fn object_meta() -> Atom {
-    let string_map = || Atom {
-        map: Some(Box::new(Map {
-            atomic: false,
-            fields: BTreeMap::new(),
-            element: Some(TypeRef::inline(scalar(Scalar::String))),
-        })),
-        ..Atom::default()
-    };
-    let owner_reference = struct_of(
-        vec![
-            ("apiVersion", with_default(Scalar::String, Value::from(""))),
-            ("kind", with_default(Scalar::String, Value::from(""))),
-            ("name", with_default(Scalar::String, Value::from(""))),
-            ("uid", with_default(Scalar::String, Value::from(""))),
-            ("controller", plain(Scalar::Boolean)),
-            ("blockOwnerDeletion", plain(Scalar::Boolean)),
-        ],
-        true,
-    );
-    let list_of = |atomic: bool, keys: &[&str], element: Atom| Atom {
-        list: Some(Box::new(List {
-            atomic,
-            keys: keys.iter().map(|k| k.to_string()).collect(),
-            element: TypeRef::inline(element),
-        })),
-        ..Atom::default()
-    };
-    let mut fields: Vec<(&str, Field)> = [
-        "name",
-        "generateName",
-        "namespace",
-        "selfLink",
-        "uid",
-        "resourceVersion",
-    ]
-    .into_iter()
-    .map(|n| (n, plain(Scalar::String)))
-    .collect();
-    fields.extend([
-        ("generation", plain(Scalar::Numeric)),
-        ("deletionGracePeriodSeconds", plain(Scalar::Numeric)),
-        ("creationTimestamp", plain(Scalar::Untyped)),
-        ("deletionTimestamp", plain(Scalar::Untyped)),
-        ("labels", field(string_map())),
-        ("annotations", field(string_map())),
-        (
-            "ownerReferences",
-            field(list_of(false, &["uid"], owner_reference)),
-        ),
-        (
-            "finalizers",
-            field(list_of(false, &[], scalar(Scalar::String))),
-        ),
-        (
-            "managedFields",
-            Field {
-                ty: TypeRef::inline(Atom {
-                    list: Some(Box::new(List {
-                        atomic: true,
-                        keys: Vec::new(),
-                        element: TypeRef::UntypedAtomic,
-                    })),
-                    ..Atom::default()
-                }),
-                default: None,
-            },
-        ),
-    ]);
-    struct_of(fields, false)
-}
+#[cfg(test)]
+mod tests;

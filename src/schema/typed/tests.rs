@@ -4,8 +4,9 @@
 
 use serde_json::{Value, json};
 
-use super::super::*;
-use super::parse_path;
+use super::resource_type;
+use crate::fieldmanager::typed::tests::parse_path;
+use crate::fieldmanager::typed::{TypeRef, merge, to_field_set, validate};
 use crate::schema::Schema;
 
 fn crd() -> TypeRef {
