@@ -30,11 +30,11 @@ use bytes::Bytes;
 use http::{HeaderMap, Method};
 use tracing::Instrument;
 
-use crate::authn::UserInfo;
-use crate::authn::impersonation::{self, ImpersonationError};
+use crate::authz::impersonation::{self, ImpersonationError};
 use crate::error::ApiError;
 use crate::request::info::{self, RequestInfo, Subresource, Verb};
 use crate::request::query::Query;
+use crate::request::user::UserInfo;
 pub use reply::Reply;
 pub use state::AppState;
 
@@ -73,7 +73,7 @@ pub async fn serve(
     // decoded once here; authorization and the handlers read this one decoding.
     let query = Query::parse(raw_query);
     let info = info::parse(method.as_str(), path, &query);
-    let labels = crate::metrics::RequestLabels::of(&info, &state.catalog);
+    let labels = crate::server::labels::request_labels(&info, &state.catalog);
     let uri = match raw_query {
         "" => path.to_owned(),
         _ => format!("{path}?{raw_query}"),

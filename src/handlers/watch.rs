@@ -16,14 +16,14 @@ use crate::handlers::collection::{conversion, list_options, parse_revision, read
 use crate::handlers::context::Target;
 use crate::handlers::reply::Reply;
 use crate::handlers::{AppState, Call, served};
-use crate::metrics::LongRunningLabels;
+use crate::metrics::{LongRunningLabels, RequestLabels};
 use crate::request::info::RequestInfo;
 use crate::request::negotiate::{
-    ACCEPTED_STREAMS, Representation, Target as NegotiationTarget, negotiate,
+    ACCEPTED_STREAMS, MetaVersion, Representation, Target as NegotiationTarget, negotiate,
 };
 use crate::request::options::{ListOptions, ResourceVersionMatch};
 use crate::storage::{Event, KeyValue, Revision, StorageError};
-use crate::table::{Conversion, MetaVersion, TableOptions};
+use crate::table::{Conversion, TableOptions};
 use crate::watch::limit::AtLimit;
 use crate::watch::queue::{self, Line, Sent};
 use crate::watch::{EventType, bookmark, classify, encode};
@@ -66,7 +66,7 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
     let slot = state
         .watches
         .admit(&call.user)
-        .map_err(|at| too_many_watches(state, &call.info, at))?;
+        .map_err(|at| too_many_watches(state, ctx, at))?;
     let open = OpenWatch::new(
         state
             .metrics
@@ -140,9 +140,15 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
 }
 
 /// A user past `--max-watches-per-user`: the in-flight limit's 429 (`TooManyRequests`,
-/// `Retry-After`), counted in `apiserver_request_terminations_total` as it is.
-fn too_many_watches(state: &AppState, info: &RequestInfo, at: AtLimit) -> ApiError {
-    let labels = crate::metrics::RequestLabels::of(info, &state.catalog);
+/// `Retry-After`), counted in `apiserver_request_terminations_total` as it is, under the
+/// labels the request is recorded under (a watch of the served collection, no subresource).
+fn too_many_watches(state: &AppState, ctx: &Target, at: AtLimit) -> ApiError {
+    let labels = RequestLabels::new(
+        "watch",
+        ctx.resource.labels.group.clone(),
+        ctx.resource.labels.plural.clone(),
+        "",
+    );
     state.metrics.count_termination(labels, 429);
     ApiError::TooManyRequests {
         message: at.message(),

@@ -25,7 +25,7 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::Api;
 
-use crate::authn::client::{ClientError, delegation_client};
+use crate::cluster::client::{ClientError, delegation_client};
 use admission::{Operation, Phase, Refusal, Seen, Step};
 use cache::Cache;
 

@@ -13,11 +13,11 @@ use std::sync::Arc;
 use prometheus_client::metrics::gauge::Gauge;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::authn::UserInfo;
 use crate::error::ApiError;
 use crate::handlers::AppState;
 use crate::metrics::Metrics;
 use crate::request::info::{RequestInfo, Verb};
+use crate::request::user::UserInfo;
 
 /// kube's 429 text (`tooManyRequests` in k8s.io/apiserver's filters).
 pub const TOO_MANY_REQUESTS: &str = "Too many requests, please try again later.";
@@ -161,7 +161,7 @@ pub fn admit(
 
 /// kube's 429, counted in `apiserver_request_terminations_total`.
 fn too_many(state: &AppState, info: &RequestInfo) -> ApiError {
-    let labels = crate::metrics::RequestLabels::of(info, &state.catalog);
+    let labels = super::labels::request_labels(info, &state.catalog);
     state.metrics.count_termination(labels, 429);
     ApiError::TooManyRequests {
         message: TOO_MANY_REQUESTS.into(),
