@@ -14,10 +14,10 @@ use std::sync::Arc;
 use prometheus_client::metrics::gauge::Gauge;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::authn::UserInfo;
 use crate::error::ApiError;
 use crate::metrics::Metrics;
 use crate::request::info::{RequestInfo, Verb};
+use crate::request::user::UserInfo;
 
 /// kube's 429 text (`tooManyRequests` in k8s.io/apiserver's filters).
 pub const TOO_MANY_REQUESTS: &str = "Too many requests, please try again later.";

@@ -7,10 +7,15 @@
 //!
 //! - [`server`]: TLS accept loop (client certificate captured), router, shutdown, dev PKI.
 //! - [`request`]: request info (verb, group, version, resource, ...), query options,
-//!   body decoding and content negotiation — pure parsers.
+//!   body decoding and content negotiation — pure parsers — and the user a request runs
+//!   as (`request::user`).
 //! - [`authn`]: who is asking (front proxy, x509 client certificates, TokenReview).
-//! - [`authz`]: may they (always-allow paths and groups, then SubjectAccessReview).
-//! - [`metrics`]: Prometheus metrics on `/metrics`.
+//! - [`authz`]: may they (always-allow paths and groups, then SubjectAccessReview), and
+//!   impersonation, which is checked with the authorizer.
+//! - [`cluster`]: the one client to the host cluster (kubeconfig or in-cluster, bounded
+//!   review calls, the TokenReview/SubjectAccessReview answer cache).
+//! - [`metrics`]: Prometheus metrics on `/metrics`, a leaf the stages count and register
+//!   into (a request's labels are taken by `server::labels`).
 //! - [`namespaces`]: the host cluster's namespaces, followed for kube's NamespaceLifecycle
 //!   admission (writes into missing or terminating namespaces refused).
 //! - [`handlers`]: one module per verb, discovery, health, status and scale subresources.
@@ -40,6 +45,7 @@ pub mod admission;
 pub mod authn;
 pub mod authz;
 pub mod cel;
+pub mod cluster;
 pub mod config;
 pub mod crd;
 pub mod error;

@@ -6,9 +6,10 @@
 //! front-proxy CA is shared with the client CA while any CN is allowed; open watches and
 //! watchers ended for not keeping up, under kube's names and labels.
 //!
-//! Label values come from bounded sets only: a resource that is not served is recorded
-//! with empty group and resource, an unknown HTTP method as `other`, so no client can
-//! grow the series without limit.
+//! A leaf: the stages count into it and may register metrics of their own
+//! ([`Metrics::register`], as the watch cache does). Label values come from bounded sets
+//! only (a request's are taken by `server::labels`), so no client can grow the series
+//! without limit.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,15 +19,13 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
-use prometheus_client::registry::Registry;
-
-use crate::crd::catalog::Catalog;
-use crate::request::info::{RequestInfo, Subresource, Verb};
+use prometheus_client::registry::{Metric, Registry};
 
 /// The OpenMetrics text format, which Prometheus negotiates.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
-/// What one request is recorded under, taken from its request info before it runs.
+/// What one request is recorded under (`server::labels` takes them from its request
+/// info before it runs).
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RequestLabels {
     pub verb: &'static str,
@@ -36,43 +35,20 @@ pub struct RequestLabels {
     pub subresource: &'static str,
 }
 
-/// The empty label of requests for no served resource.
-static UNNAMED: std::sync::LazyLock<Arc<str>> = std::sync::LazyLock::new(|| Arc::from(""));
-
 impl RequestLabels {
-    /// Labels for a request; resources the catalog does not serve are not named.
-    pub fn of(info: &RequestInfo, catalog: &Catalog) -> RequestLabels {
-        let served = info
-            .is_resource_request
-            .then(|| catalog.lookup(&info.api_group, &info.api_version, &info.resource))
-            .flatten();
-        // a closed label set: clients cannot grow the series with made-up subresources
-        let subresource = match info.subresource {
-            Subresource::None => "",
-            Subresource::Status => "status",
-            Subresource::Scale => "scale",
-            Subresource::Other(_) => "other",
-        };
+    pub fn new(
+        verb: &'static str,
+        group: Arc<str>,
+        resource: Arc<str>,
+        subresource: &'static str,
+    ) -> RequestLabels {
         RequestLabels {
-            verb: verb_label(&info.verb),
-            group: served.map_or_else(|| UNNAMED.clone(), |r| r.labels.group.clone()),
-            resource: served.map_or_else(|| UNNAMED.clone(), |r| r.labels.plural.clone()),
-            subresource: if served.is_some() { subresource } else { "" },
+            verb,
+            group,
+            resource,
+            subresource,
         }
     }
-}
-
-/// A `'static` label: resource verbs by name, HTTP methods from a fixed set so that
-/// clients cannot grow the series.
-fn verb_label(verb: &Verb) -> &'static str {
-    const METHODS: [&str; 7] = ["get", "head", "post", "put", "patch", "delete", "options"];
-    verb.resource_verb().unwrap_or_else(|| {
-        let method = verb.as_str();
-        METHODS
-            .into_iter()
-            .find(|m| *m == method)
-            .unwrap_or("other")
-    })
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -133,7 +109,7 @@ pub struct Metrics {
     webhooks: Family<WebhookLabels, Counter>,
     requestheader_ca_shared: Gauge,
     inflight: Family<InflightLabels, Gauge>,
-    cache: crate::storage::cache::CacheMetrics,
+    terminated_watchers: Family<GroupResource, Counter>,
     watch_events: Family<ResourceLabels, Counter>,
     watch_encodings: Family<ResourceLabels, Counter>,
     longrunning: Family<LongRunningLabels, Gauge>,
@@ -191,7 +167,7 @@ impl Metrics {
         let webhooks = Family::<WebhookLabels, Counter>::default();
         let requestheader_ca_shared = Gauge::default();
         let inflight = Family::<InflightLabels, Gauge>::default();
-        let cache = crate::storage::cache::CacheMetrics::default();
+        let terminated_watchers = Family::<GroupResource, Counter>::default();
         let watch_events = Family::<ResourceLabels, Counter>::default();
         let watch_encodings = Family::<ResourceLabels, Counter>::default();
         let longrunning = Family::<LongRunningLabels, Gauge>::default();
@@ -199,17 +175,12 @@ impl Metrics {
         registry.register(
             "apiserver_terminated_watchers",
             "Counter of watchers closed due to unresponsiveness broken by resource type.",
-            cache.terminated.clone(),
+            terminated_watchers.clone(),
         );
         registry.register(
             "apiserver_longrunning_requests",
             "Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.",
             longrunning.clone(),
-        );
-        registry.register(
-            "crd_apiserver_watch_cache_fallbacks",
-            "Reads the store answered because the watch cache did not catch up in time, by resource",
-            cache.fallbacks.clone(),
         );
         registry.register(
             "apiserver_watch_events",
@@ -259,7 +230,7 @@ impl Metrics {
         Metrics {
             registry,
             inflight,
-            cache,
+            terminated_watchers,
             watch_events,
             watch_encodings,
             longrunning,
@@ -307,7 +278,6 @@ impl Metrics {
             .inc();
     }
 
-    /// Records whether the front-proxy hazard is present (see `authn::overlap`).
     /// The gauge of requests counted against one in-flight budget (`readOnly`, `mutating`).
     pub fn inflight_gauge(&self, request_kind: &'static str) -> Gauge {
         self.inflight
@@ -315,14 +285,15 @@ impl Metrics {
             .clone()
     }
 
+    /// Records whether the front-proxy hazard is present (see `authn::overlap`).
     pub fn set_requestheader_ca_shared(&self, shared: bool) {
         self.requestheader_ca_shared.set(i64::from(shared));
     }
 
-    /// The registry in the OpenMetrics text format.
-    /// The families the watch cache counts into.
-    pub fn cache(&self) -> crate::storage::cache::CacheMetrics {
-        self.cache.clone()
+    /// Registers a metric another module owns and counts into (the watch cache's, say):
+    /// it is served with the others from then on.
+    pub fn register(&mut self, name: &str, help: &str, metric: impl Metric) {
+        self.registry.register(name, help, metric);
     }
 
     /// The counters of one resource's watch events sent and serialized (taken once per
@@ -339,7 +310,13 @@ impl Metrics {
 
     /// The counter of one resource's watchers ended for not keeping up.
     pub fn terminated_watchers(&self, resource: &GroupResource) -> Counter {
-        self.cache.terminated.get_or_create(resource).clone()
+        self.terminated_watchers.get_or_create(resource).clone()
+    }
+
+    /// Watchers ended for not keeping up, by resource: counted by the watch handler's
+    /// queue and by the watch cache's watchers alike.
+    pub fn terminated_watchers_family(&self) -> Family<GroupResource, Counter> {
+        self.terminated_watchers.clone()
     }
 
     /// The gauge of open long-running requests (watches) with these labels.
@@ -347,6 +324,7 @@ impl Metrics {
         self.longrunning.get_or_create(labels).clone()
     }
 
+    /// The registry in the OpenMetrics text format.
     pub fn render(&self) -> String {
         let mut out = String::new();
         if let Err(e) = prometheus_client::encoding::text::encode(&mut out, &self.registry) {
@@ -403,54 +381,6 @@ mod tests {
             "apiserver_longrunning_requests{verb=\"WATCH\",group=\"stable.example.com\",version=\"v1\",resource=\"crontabs\",subresource=\"\",scope=\"namespace\",component=\"apiserver\"} 1",
         ] {
             assert!(text.contains(want), "missing {want} in\n{text}");
-        }
-    }
-
-    #[test]
-    fn verb_label_unknown_method_is_other() {
-        let cases = [
-            (Verb::List, "list"),
-            (Verb::NonResource("get".into()), "get"),
-            (Verb::NonResource("brew".into()), "other"),
-        ];
-        for (verb, want) in cases {
-            assert_eq!(verb_label(&verb), want);
-        }
-    }
-
-    #[test]
-    fn request_labels_subresource_closed_set_unserved_unnamed() {
-        let crd = serde_json::json!({"apiVersion": "apiextensions.k8s.io/v1",
-            "kind": "CustomResourceDefinition", "metadata": {"name": "widgets.example.org"},
-            "spec": {"group": "example.org", "scope": "Cluster",
-                "names": {"plural": "widgets", "kind": "Widget"},
-                "versions": [{"name": "v1", "served": true, "storage": true,
-                    "schema": {"openAPIV3Schema": {"type": "object"}}}]}});
-        let catalog = Catalog::build(&[serde_json::from_value(crd).unwrap()]).unwrap();
-        let cases = [
-            ("/apis/example.org/v1/widgets/w", "example.org", ""),
-            (
-                "/apis/example.org/v1/widgets/w/status",
-                "example.org",
-                "status",
-            ),
-            (
-                "/apis/example.org/v1/widgets/w/scale",
-                "example.org",
-                "scale",
-            ),
-            (
-                "/apis/example.org/v1/widgets/w/made-up",
-                "example.org",
-                "other",
-            ),
-            ("/apis/example.org/v1/gadgets/w/status", "", ""),
-        ];
-        for (path, group, subresource) in cases {
-            let info = crate::request::info::parse("GET", path, &Default::default());
-            let labels = RequestLabels::of(&info, &catalog);
-            assert_eq!(&*labels.group, group, "{path}");
-            assert_eq!(labels.subresource, subresource, "{path}");
         }
     }
 }

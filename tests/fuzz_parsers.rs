@@ -11,7 +11,6 @@
 
 use std::collections::BTreeMap;
 
-use crd_apiserver::authn::UserInfo;
 use crd_apiserver::authz::sar;
 use crd_apiserver::error::ApiError;
 use crd_apiserver::handlers::strategy::change::Change;
@@ -22,6 +21,7 @@ use crd_apiserver::request::negotiate::BodyFormat;
 use crd_apiserver::request::options::{DeleteOptions, ListOptions, WriteOptions};
 use crd_apiserver::request::query::Query;
 use crd_apiserver::request::strict;
+use crd_apiserver::request::user::UserInfo;
 use crd_apiserver::request::yaml_json;
 use crd_apiserver::selector::field::FieldSelector;
 use crd_apiserver::selector::label::LabelSelector;

@@ -13,16 +13,13 @@
 //! standard names and the configured ones) are removed from every request, whatever the
 //! outcome, so handlers never see them; `Authorization` is removed once the request is
 //! authenticated (anonymous included), as upstream.
-//! The impersonation stage that follows ([`impersonation`]) may then swap the user for
-//! the one the `Impersonate-*` headers name, once authorization allows it.
+//! The impersonation stage that follows (`authz::impersonation`) may then swap the user
+//! for the one the `Impersonate-*` headers name, once authorization allows it.
 //! The certificate configuration is live ([`live`]): the ConfigMap [`configmap`] watcher
 //! swaps it on rotation.
 
-pub mod cache;
 pub mod cafile;
-pub mod client;
 pub mod configmap;
-pub mod impersonation;
 pub mod live;
 pub mod overlap;
 pub mod requestheader;
@@ -33,7 +30,6 @@ pub mod x509;
 #[cfg(test)]
 mod tests;
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, LazyLock};
 
 use http::HeaderMap;
@@ -41,55 +37,9 @@ use rustls::pki_types::CertificateDer;
 
 use crate::error::ApiError;
 use crate::metrics::Metrics;
+use crate::request::user::UserInfo;
 use live::LiveCerts;
 use requestheader::HeaderNames;
-
-/// The authenticated identity handed to authorization and logs.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UserInfo {
-    pub name: String,
-    pub uid: String,
-    pub groups: Vec<String>,
-    pub extra: BTreeMap<String, Vec<String>>,
-}
-
-const AUTHENTICATED: &str = "system:authenticated";
-const UNAUTHENTICATED: &str = "system:unauthenticated";
-
-impl UserInfo {
-    /// A user as an authenticator found it (no implied groups).
-    pub fn new(name: String, groups: Vec<String>) -> Self {
-        UserInfo {
-            name,
-            uid: String::new(),
-            groups,
-            extra: BTreeMap::new(),
-        }
-    }
-
-    /// `system:anonymous` in `system:unauthenticated`, as kube names them.
-    pub fn anonymous() -> Self {
-        UserInfo::new("system:anonymous".into(), vec![UNAUTHENTICATED.into()])
-    }
-
-    /// An authenticated user with `system:authenticated` added.
-    pub fn authenticated(name: String, groups: Vec<String>) -> Self {
-        UserInfo::new(name, groups).with_authenticated_group()
-    }
-
-    /// Adds `system:authenticated` unless either all-users group is there already
-    /// (upstream's `AuthenticatedGroupAdder`).
-    pub fn with_authenticated_group(mut self) -> Self {
-        if !self
-            .groups
-            .iter()
-            .any(|g| g == AUTHENTICATED || g == UNAUTHENTICATED)
-        {
-            self.groups.push(AUTHENTICATED.into());
-        }
-        self
-    }
-}
 
 /// Why a credential was refused; [`RejectReason::label`] is what `/metrics` counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -16,7 +16,8 @@ use http::HeaderMap;
 use rustls::pki_types::CertificateDer;
 
 use super::x509::CertVerifier;
-use super::{Outcome, RejectReason, Rejection, UserInfo};
+use super::{Outcome, RejectReason, Rejection};
+use crate::request::user::UserInfo;
 
 /// The header names of the front-proxy protocol, stored lower-case.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

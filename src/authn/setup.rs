@@ -15,12 +15,12 @@ use std::time::Duration;
 
 use super::Authenticator;
 use super::cafile::CaFiles;
-use super::client::{ClientError, delegation_client};
 use super::configmap::Watcher;
 use super::live::{CONFIGMAP_NAME, CONFIGMAP_NAMESPACE, CertAuthenticators, LiveCerts, Sources};
 use super::requestheader::{HeaderNames, RequestHeaderAuthenticator};
 use super::token::TokenAuthenticator;
 use super::x509::{CertVerifier, X509Authenticator};
+use crate::cluster::client::{ClientError, delegation_client};
 use crate::config::auth::{AuthFlags, non_empty};
 use crate::metrics::Metrics;
 

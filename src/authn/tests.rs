@@ -6,12 +6,13 @@ use std::sync::Arc;
 use http::HeaderMap;
 use rustls::pki_types::CertificateDer;
 
+use super::Authenticator;
 use super::live::{CertAuthenticators, LiveCerts, Sources};
 use super::requestheader::{HeaderNames, RequestHeaderAuthenticator};
 use super::x509::tests::der;
 use super::x509::{CertVerifier, X509Authenticator};
-use super::{Authenticator, UserInfo};
 use crate::metrics::Metrics;
+use crate::request::user::UserInfo;
 use crate::server::pki::{self, Authority, Leaf};
 
 struct Cas {

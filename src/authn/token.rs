@@ -12,10 +12,11 @@ use http::HeaderMap;
 use k8s_openapi::api::authentication::v1::{TokenReview, TokenReviewSpec, TokenReviewStatus};
 use kube::api::{Api, PostParams};
 
-use super::cache::{DEFAULT_CAPACITY, TtlCache};
-use super::client::review;
-use super::{Outcome, RejectReason, Rejection, UserInfo};
+use super::{Outcome, RejectReason, Rejection};
+use crate::cluster::cache::{DEFAULT_CAPACITY, TtlCache};
+use crate::cluster::client::review;
 use crate::metrics::Metrics;
+use crate::request::user::UserInfo;
 
 /// The token of an `Authorization: Bearer <token>` header, as upstream's `bearertoken`.
 pub fn bearer_token(headers: &HeaderMap) -> Option<&str> {

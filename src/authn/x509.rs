@@ -12,9 +12,10 @@ use rustls::server::WebPkiClientVerifier;
 use rustls::server::danger::ClientCertVerifier;
 use rustls::{CertificateError, RootCertStore};
 
-use super::cache::{DEFAULT_CAPACITY, TtlCache};
 use super::overlap::AuthorityId;
-use super::{Outcome, RejectReason, Rejection, UserInfo};
+use super::{Outcome, RejectReason, Rejection};
+use crate::cluster::cache::{DEFAULT_CAPACITY, TtlCache};
+use crate::request::user::UserInfo;
 
 /// How long a chain's verification result is reused. A connection presents the same
 /// chain on every request, and signature checks dominate the cost of small requests;

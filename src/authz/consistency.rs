@@ -5,10 +5,10 @@
 use serde_json::{Value, json};
 
 use super::sar::{self, field_attributes, label_attributes};
-use crate::authn::UserInfo;
 use crate::request::info::{self, RequestInfo, Verb};
 use crate::request::options::ListOptions;
 use crate::request::query::Query;
+use crate::request::user::UserInfo;
 
 /// Fields a test resource can be selected by (the two every custom resource has, plus a
 /// `selectableFields` entry).

@@ -4,19 +4,23 @@
 //! `/readyz`, `/livez`; a trailing `*` matches a prefix), then a SubjectAccessReview
 //! ([`sar`]) when there is a cluster to ask. Without one (dev mode) nothing else is
 //! allowed. A refusal is kube's 403 with the review's reason; a failed review is a 500.
+//! Impersonation ([`impersonation`]) lives here too: it runs before authorization but
+//! is made of authorization checks, as kube's `WithImpersonation` is built on the
+//! authorizer.
 
 #[cfg(test)]
 mod consistency;
+pub mod impersonation;
 pub mod sar;
 
 use std::sync::Arc;
 
-use crate::authn::UserInfo;
-use crate::authn::client::{ClientError, delegation_client};
+use crate::cluster::client::{ClientError, delegation_client};
 use crate::config::auth::{AuthFlags, non_empty};
 use crate::error::{ApiError, GroupResource};
 use crate::metrics::Metrics;
 use crate::request::info::RequestInfo;
+use crate::request::user::UserInfo;
 use sar::{Decision, SarAuthorizer, SarError};
 
 /// One `--authorization-always-allow-paths` entry, without its leading `/`.

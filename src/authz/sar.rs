@@ -26,11 +26,11 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
 };
 use kube::api::{Api, PostParams};
 
-use crate::authn::UserInfo;
-use crate::authn::cache::{DEFAULT_CAPACITY, TtlCache};
-use crate::authn::client::{ReviewError, review};
+use crate::cluster::cache::{DEFAULT_CAPACITY, TtlCache};
+use crate::cluster::client::{ReviewError, review};
 use crate::metrics::Metrics;
 use crate::request::info::RequestInfo;
+use crate::request::user::UserInfo;
 use crate::selector::field::{FieldOperator, FieldSelector};
 use crate::selector::label::{LabelSelector, Operator};
 

@@ -20,10 +20,10 @@ use std::sync::Arc;
 use bytes::Bytes;
 use http::{HeaderMap, Method};
 
-use crate::authn::UserInfo;
 use crate::error::ApiError;
 use crate::request::info::{self, RequestInfo, Subresource, Verb};
 use crate::request::query::Query;
+use crate::request::user::UserInfo;
 pub use state::{AppState, Authorize, Authorizing};
 pub use wire::reply::Reply;
 

@@ -9,13 +9,13 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
-use crate::authn::UserInfo;
 use crate::crd::catalog::Catalog;
 use crate::error::ApiError;
 use crate::handlers::health::StorageProbe;
 use crate::inflight::InFlight;
 use crate::metrics::Metrics;
 use crate::request::info::RequestInfo;
+use crate::request::user::UserInfo;
 use crate::storage::Store;
 use crate::storage::key::KeyLayout;
 

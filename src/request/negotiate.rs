@@ -2,7 +2,24 @@
 //! request body's Content-Type is decoded.
 
 use crate::error::ApiError;
-pub use crate::table::MetaVersion;
+
+/// The `meta.k8s.io` version the client asked the Table in (`Accept: ...;as=Table;v=...`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum MetaVersion {
+    #[default]
+    V1,
+    V1beta1,
+}
+
+impl MetaVersion {
+    /// `meta.k8s.io/v1` or `meta.k8s.io/v1beta1`: the Table's and embedded metadata's apiVersion.
+    pub fn api_version(self) -> &'static str {
+        match self {
+            MetaVersion::V1 => "meta.k8s.io/v1",
+            MetaVersion::V1beta1 => "meta.k8s.io/v1beta1",
+        }
+    }
+}
 
 /// What a response body is rendered as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -10,13 +10,14 @@ use bytes::Bytes;
 use http::{HeaderMap, Method};
 use tracing::Instrument;
 
-use crate::authn::impersonation::{self, ImpersonationError};
-use crate::authn::{Authenticator, UserInfo};
+use crate::authn::Authenticator;
 use crate::authz::Authorizer;
+use crate::authz::impersonation::{self, ImpersonationError};
 use crate::error::ApiError;
 use crate::handlers::{self, AppState, Call, Reply};
 use crate::request::info::{self, RequestInfo, Verb};
 use crate::request::query::Query;
+use crate::request::user::UserInfo;
 
 /// What the chain's stages hold, and the handlers' state it dispatches to.
 pub struct Chain {
@@ -54,7 +55,7 @@ pub async fn serve(
     let query = Query::parse(raw_query);
     let info = info::parse(method.as_str(), path, &query);
     let state = &chain.handlers;
-    let labels = crate::metrics::RequestLabels::of(&info, &state.catalog);
+    let labels = super::labels::request_labels(&info, &state.catalog);
     let uri = match raw_query {
         "" => path.to_owned(),
         _ => format!("{path}?{raw_query}"),
@@ -206,7 +207,7 @@ async fn admitted(
 
 /// kube's 429 past the in-flight budget, counted in `apiserver_request_terminations_total`.
 fn too_many(state: &AppState, info: &RequestInfo) -> ApiError {
-    let labels = crate::metrics::RequestLabels::of(info, &state.catalog);
+    let labels = super::labels::request_labels(info, &state.catalog);
     state.metrics.count_termination(labels, 429);
     crate::inflight::too_many_requests(crate::inflight::TOO_MANY_REQUESTS.into())
 }

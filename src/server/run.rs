@@ -24,7 +24,7 @@ use crate::server::chain::Chain;
 use crate::server::serving::ServingFiles;
 use crate::server::{accept, pki, shutdown, tls};
 use crate::storage::Store;
-use crate::storage::cache::CachedStore;
+use crate::storage::cache::{CacheMetrics, CachedStore};
 use crate::storage::embedded::EmbeddedStore;
 use crate::storage::etcd::EtcdStore;
 use crate::storage::key::KeyLayout;
@@ -115,7 +115,7 @@ fn watch_cache(
     catalog: &Catalog,
     flags: &ServeFlags,
     direct: Arc<dyn Store>,
-    metrics: &Metrics,
+    metrics: CacheMetrics,
 ) -> (Arc<dyn Store>, Option<Arc<CachedStore>>) {
     if flags.watch_cache_size == 0 {
         return (direct, None);
@@ -134,7 +134,7 @@ fn watch_cache(
         })
         .collect();
     prefixes.dedup();
-    let cache = CachedStore::start(direct, prefixes, flags.watch_cache_size, metrics.cache());
+    let cache = CachedStore::start(direct, prefixes, flags.watch_cache_size, metrics);
     let filling = cache.clone();
     tokio::spawn(async move {
         let started = std::time::Instant::now();
@@ -162,11 +162,13 @@ pub async fn run(
     let catalog = load_catalog(&flags.crd_dir)?;
     let (acceptor, serving_files) = acceptor(&config.serving, &config.transport)?;
     tokio::spawn(serving_files.run());
-    let metrics = Arc::new(Metrics::new());
+    let mut metrics = Metrics::new();
+    let cache_metrics = CacheMetrics::register(&mut metrics);
+    let metrics = Arc::new(metrics);
     let (authenticator, authorizer) = authenticator(flags, &metrics).await?;
     let authorizer = Arc::new(authorizer);
     let direct = open_store(&config.store).await?;
-    let (store, cache) = watch_cache(&catalog, flags, direct, &metrics);
+    let (store, cache) = watch_cache(&catalog, flags, direct, cache_metrics);
     let namespaces = NamespaceLifecycle::from_cluster(flags.auth.kubeconfig.as_deref())
         .await
         .map_err(|e| StartError::Delegation(e.to_string()))?;

@@ -26,7 +26,7 @@ pub use convert::{
     CREATION_TIMESTAMP_DESCRIPTION, NAME_DESCRIPTION, PrinterColumn, TableConvertor,
 };
 pub use duration::human_duration;
-pub use render::{IncludeObject, MetaVersion, TableOptions};
+pub use render::{IncludeObject, TableOptions};
 pub use transform::{Conversion, ListMeta, TransformError};
 
 /// Why printer columns or a Table request are refused; the texts are upstream's.

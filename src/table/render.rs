@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 use super::TableError;
 use super::convert::TableConvertor;
 use super::partial::{has_initial_events_end_annotation, partial_object_metadata};
+use crate::request::negotiate::MetaVersion;
 
 /// Which part of each object a Table row carries (`?includeObject=`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -28,24 +29,6 @@ impl IncludeObject {
             "None" => Ok(IncludeObject::None),
             "Object" => Ok(IncludeObject::Object),
             other => Err(TableError::IncludeObject(other.to_string())),
-        }
-    }
-}
-
-/// The `meta.k8s.io` version the client asked the Table in (`Accept: ...;as=Table;v=...`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum MetaVersion {
-    #[default]
-    V1,
-    V1beta1,
-}
-
-impl MetaVersion {
-    /// `meta.k8s.io/v1` or `meta.k8s.io/v1beta1`: the Table's and embedded metadata's apiVersion.
-    pub fn api_version(self) -> &'static str {
-        match self {
-            MetaVersion::V1 => "meta.k8s.io/v1",
-            MetaVersion::V1beta1 => "meta.k8s.io/v1beta1",
         }
     }
 }

@@ -3,6 +3,7 @@
 use serde_json::{Value, json};
 
 use super::*;
+use crate::request::negotiate::MetaVersion;
 
 fn now() -> jiff::Timestamp {
     "2024-05-10T12:00:00Z".parse().unwrap()

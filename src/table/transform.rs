@@ -5,7 +5,8 @@ use serde_json::{Map, Value, json};
 
 use super::convert::TableConvertor;
 use super::partial::partial_object_metadata;
-use super::render::{IncludeObject, MetaVersion, TableOptions};
+use super::render::{IncludeObject, TableOptions};
+use crate::request::negotiate::MetaVersion;
 
 /// What a conversion converts to (the Accept header's `as=`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

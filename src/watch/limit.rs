@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::authn::UserInfo;
+use crate::request::user::UserInfo;
 
 /// `--max-watches-per-user`'s default.
 pub const DEFAULT_MAX_WATCHES_PER_USER: usize = 1000;

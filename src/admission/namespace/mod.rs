@@ -26,7 +26,7 @@ use k8s_openapi::api::core::v1::Namespace;
 use kube::api::Api;
 
 use super::{Attributes, Operation};
-use crate::authn::client::{ClientError, delegation_client};
+use crate::cluster::client::{ClientError, delegation_client};
 use crate::error::ApiError;
 use cache::Cache;
 use decision::{Phase, Refusal, Seen, Step};

@@ -8,8 +8,8 @@ use serde_json::Value;
 use crate::error::ApiError;
 use crate::handlers::collection::{conversion, transform_error};
 use crate::handlers::{Call, Reply};
-use crate::request::negotiate::Representation;
-use crate::table::{Conversion, MetaVersion, TableConvertor, TableOptions};
+use crate::request::negotiate::{MetaVersion, Representation};
+use crate::table::{Conversion, TableConvertor, TableOptions};
 
 /// `getScaleColumnsForVersion`: a CRD's scale subresource always names both replica paths
 /// (validation requires them), so every scale scope has Desired and Available.

@@ -15,6 +15,7 @@
 //! Writes go to the store; the cache learns them from its watch, as kube's does.
 
 mod cacher;
+mod metrics;
 mod read;
 #[cfg(test)]
 mod tests;
@@ -25,9 +26,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use prometheus_client::metrics::counter::Counter;
-use prometheus_client::metrics::family::Family;
 
 pub use self::cacher::Cacher;
+pub use self::metrics::{CacheMetrics, PerResource};
 use super::{KeyValue, RangeRequest, RangeResult, Result, Revision, Store, WatchStream};
 
 /// How long a consistent read waits for the cache before reading the store (kube's
@@ -36,19 +37,6 @@ pub const CONSISTENT_WAIT: Duration = Duration::from_secs(3);
 /// kube's default watch cache size is dynamic; this many events per resource keep a
 /// minute of a busy resource's history for watches to resume from.
 pub const DEFAULT_WINDOW: usize = 10_000;
-
-/// A counter per resource.
-pub type PerResource = Family<crate::metrics::ResourceLabels, Counter>;
-
-/// What the cache counts.
-#[derive(Clone, Default)]
-pub struct CacheMetrics {
-    /// Watchers ended for not keeping up (kube's `apiserver_terminated_watchers_total`,
-    /// by group and resource).
-    pub terminated: Family<crate::metrics::GroupResource, Counter>,
-    /// Reads the store answered because the cache did not catch up in time.
-    pub fallbacks: PerResource,
-}
 
 /// The cache over one store.
 pub struct CachedStore {

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
+use prometheus_client::metrics::family::Family;
 
 use super::*;
 use crate::metrics::GroupResource;

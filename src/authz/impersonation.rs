@@ -21,11 +21,11 @@ use std::collections::BTreeMap;
 
 use http::HeaderMap;
 
-use crate::authn::UserInfo;
-use crate::authz::{Authorizer, Verdict, forbidden};
+use super::{Authorizer, Verdict, forbidden};
 use crate::error::ApiError;
 use crate::request::info::{RequestInfo, Subresource, Verb};
 use crate::request::query::unescape;
+use crate::request::user::UserInfo;
 use crate::validation::{is_dns1123_label, is_dns1123_subdomain};
 
 const USER: &str = "impersonate-user";
