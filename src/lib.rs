@@ -3,43 +3,56 @@
 //!
 //! # Layout
 //!
-//! The modules follow the request path:
+//! The modules in the order a request meets them, then the libraries they stand on. A
+//! module imports only modules listed after it (test code aside); `tests/layering.rs`
+//! holds this order as a table and fails on an import against it.
 //!
-//! - [`server`]: TLS accept loop (client certificate captured), router, shutdown, dev PKI.
-//! - [`request`]: request info (verb, group, version, resource, ...), query options,
-//!   body decoding and content negotiation — pure parsers — and the user a request runs
-//!   as (`request::user`).
+//! - [`server`]: the TLS accept loop (client certificate captured), connections, the
+//!   filter chain (`server::chain`: request info → deadline → authentication →
+//!   impersonation → max-in-flight → authorization → dispatch, in kube's order),
+//!   start-up wiring, shutdown, dev PKI.
 //! - [`authn`]: who is asking (front proxy, x509 client certificates, TokenReview).
 //! - [`authz`]: may they (always-allow paths and groups, then SubjectAccessReview), and
 //!   impersonation, which is checked with the authorizer.
-//! - [`cluster`]: the one client to the host cluster (kubeconfig or in-cluster, bounded
-//!   review calls, the TokenReview/SubjectAccessReview answer cache).
-//! - [`metrics`]: Prometheus metrics on `/metrics`, a leaf the stages count and register
-//!   into (a request's labels are taken by `server::labels`).
-//! - [`namespaces`]: the host cluster's namespaces, followed for kube's NamespaceLifecycle
-//!   admission (writes into missing or terminating namespaces refused).
-//! - [`handlers`]: one module per verb, discovery, health, status and scale subresources.
-//! - [`meta`]: ObjectMeta rules applied on create, update and delete.
-//! - [`schema`]: the compiled structural schema of each served version: structural
-//!   check at load, pruning, defaulting, validation with ratcheting, and the CEL
-//!   validation rules (`schema::rules`) compiled at load and run after validation.
-//! - [`cel`]: the CEL engine those rules run on (parser, checker, cost model, evaluator,
-//!   Kubernetes libraries), matching kube's environment, costs and texts. It sees a
-//!   schema only through its own trait (`cel::schema`); `schema::rules` adapts to it.
-//! - [`fieldmanager`]: managedFields and server-side apply (field paths and sets, their
-//!   `FieldsV1` encoding, managedFields entries), mirroring structured-merge-diff.
-//! - [`storage`]: the revisioned key/value [`storage::Store`] and its backends.
+//! - [`handlers`]: an authorized request dispatched to its verb (one module per verb
+//!   family, discovery, OpenAPI, health, status and scale), the write strategy
+//!   (`handlers::strategy`: decode, change, managedFields, the one write loop) and the
+//!   wire encoding (`handlers::wire`: replies, served and stored bytes, splicing).
+//! - [`admission`]: kube's admission chain, run by the write path after decode and
+//!   before storage (NamespaceLifecycle, fed by the host cluster's namespaces).
+//! - [`config`]: command-line flags into a validated configuration.
 //! - [`watch`]: turns storage events into `{"type","object"}` watch events, queued per
 //!   watcher under a byte budget, with the per-user watch limit.
-//! - [`selector`], [`table`]: label/field selectors and server-side printing.
 //! - [`crd`]: loading and checking CustomResourceDefinitions into the served catalog.
-//! - [`config`]: command-line flags into a validated configuration.
+//! - [`table`]: server-side printing.
+//! - [`meta`]: ObjectMeta rules applied on create, update and delete.
+//! - [`schema`]: the compiled structural schema of each served version: structural
+//!   check at load, pruning, defaulting, validation with ratcheting, the CEL validation
+//!   rules (`schema::rules`, with the adaptor to CEL's schema trait) and the schema as
+//!   field management's type (`schema::typed`).
+//! - [`cel`]: the CEL engine those rules run on (parser, checker, cost model, evaluator,
+//!   Kubernetes libraries), matching kube's environment, costs and texts. It sees a
+//!   schema only through its own trait (`cel::schema`).
+//! - [`storage`]: the revisioned key/value [`storage::Store`], its backends and the watch
+//!   cache (whose metrics live with it).
+//! - [`inflight`]: the in-flight request budgets (kube's max-in-flight), drawn on by the
+//!   chain and by a watch's initial list.
+//! - [`cluster`]: the one client to the host cluster (kubeconfig or in-cluster, bounded
+//!   review calls, the TokenReview/SubjectAccessReview answer cache).
+//! - [`request`]: request info (verb, group, version, resource, ...), query options,
+//!   body decoding and content negotiation — pure parsers — and the user a request runs
+//!   as (`request::user`).
+//! - [`selector`]: label and field selectors.
+//! - [`metrics`]: Prometheus metrics on `/metrics`, a leaf the stages count and register
+//!   into (a request's labels are taken by `server::labels`).
 //! - [`error`]: the one `ApiError` and its conversion into `metav1.Status`.
-//! - [`validation`]: leaf validators (DNS labels and subdomains) shared by load-time and
-//!   request-time checks.
+//! - [`fieldmanager`]: managedFields and server-side apply (field paths and sets, their
+//!   `FieldsV1` encoding, managedFields entries), mirroring structured-merge-diff.
 //! - [`formats`]: leaf text checks shared by `schema` and `cel`: Go's regexp syntax,
 //!   Go patterns for the `regex` crate, and the OpenAPI string and number formats.
 //! - [`gofmt`]: Go's text for values in messages and cells (`%q`, `%v`, `json.Marshal`).
+//! - [`validation`]: leaf validators (DNS labels and subdomains) shared by load-time and
+//!   request-time checks.
 
 pub mod admission;
 pub mod authn;

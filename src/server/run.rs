@@ -192,6 +192,7 @@ pub async fn run(
         storage_probe: Default::default(),
         admission: admission::Chain::new(vec![Plugin::NamespaceLifecycle(namespaces)]),
     });
+    tracing::debug!(plugins = ?state.admission.names(), "admission chain");
     let chain = Arc::new(Chain {
         authenticator,
         authorizer,
