@@ -9,13 +9,11 @@ use serde_json::Value;
 use crate::admission::Operation;
 use crate::error::ApiError;
 use crate::handlers::context::Target;
+use crate::handlers::create::{Authorized, create_admitted};
 use crate::handlers::object::render_object;
 use crate::handlers::strategy::guaranteed::{Next, guaranteed_update};
 use crate::handlers::strategy::managed::{Scope, field_manager};
-use crate::handlers::write::{
-    Authorized, check_name, check_namespace, check_type_meta, create_admitted, invalid,
-    write_target,
-};
+use crate::handlers::write::{check_name, check_namespace, check_type_meta, invalid, write_target};
 use crate::handlers::{AppState, Call, Reply, strategy::checks};
 use crate::meta::lifecycle;
 use crate::meta::object as obj;

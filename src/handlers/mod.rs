@@ -4,6 +4,7 @@
 pub mod apply;
 pub mod collection;
 pub mod context;
+pub mod create;
 pub mod discovery;
 pub mod health;
 pub mod object;
@@ -69,7 +70,7 @@ async fn resource(state: &Arc<AppState>, call: &Call) -> Result<Reply, ApiError>
         }
         (Verb::List, Subresource::None) => collection::list(state, call, &ctx).await,
         (Verb::Watch, Subresource::None) => self::watch::serve(state, call, &ctx).await,
-        (Verb::Create, Subresource::None) => write::create(state, call, &ctx).await,
+        (Verb::Create, Subresource::None) => create::create(state, call, &ctx).await,
         (Verb::Update, Subresource::None | Subresource::Status) => {
             write::update(state, call, &ctx).await
         }

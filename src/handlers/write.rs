@@ -1,16 +1,17 @@
-//! create, update and patch of one object, and update/patch of its `/status`.
+//! update and patch of one object and of its `/status`, and the checks every write of
+//! a body shares (type meta, name and namespace against the URL).
 
 use std::sync::Arc;
 
 use http::StatusCode;
 use serde_json::{Value, json};
 
-use crate::admission::{Attributes, Operation};
+use crate::admission::Operation;
 use crate::error::{ApiError, ErrorType, FieldError};
 use crate::handlers::context::{Target, conflict};
 use crate::handlers::object::render_object;
 use crate::handlers::strategy::change::{Change, check_patched, decode_patch};
-use crate::handlers::strategy::guaranteed::{self, Next, guaranteed_update};
+use crate::handlers::strategy::guaranteed::{Next, guaranteed_update};
 use crate::handlers::strategy::managed::{Scope, manager_name, record_update};
 use crate::handlers::{AppState, Call, Reply, strategy::checks};
 use crate::meta::lifecycle::{self, WriteTarget};
@@ -58,7 +59,7 @@ pub fn check_type_meta(ctx: &Target, object: &Value) -> Result<(), ApiError> {
 }
 
 /// A decoded body's apiVersion (400) and kind (422) against the URL's.
-fn check_version_kind(ctx: &Target, object: &Value) -> Result<(), ApiError> {
+pub fn check_version_kind(ctx: &Target, object: &Value) -> Result<(), ApiError> {
     let api_version = object
         .get("apiVersion")
         .and_then(Value::as_str)
@@ -111,7 +112,7 @@ pub fn check_namespace(ctx: &Target, object: &Value) -> Result<(), ApiError> {
 }
 
 /// kube records warnings as they arise and sends them with the reply, even a failure.
-fn with_warnings(result: Result<Reply, ApiError>, warnings: Vec<String>) -> Reply {
+pub fn with_warnings(result: Result<Reply, ApiError>, warnings: Vec<String>) -> Reply {
     match result {
         Ok(reply) => reply.with_warnings(warnings),
         Err(e) => Reply::Error(e).with_warnings(warnings),
@@ -122,150 +123,6 @@ fn with_warnings(result: Result<Reply, ApiError>, warnings: Vec<String>) -> Repl
 /// Accept it cannot serve with 406 and stores nothing (`NegotiateOutputMediaType` first).
 pub fn accept(call: &Call) -> Result<Representation, ApiError> {
     negotiate(call.header("accept"), Negotiation::Object)
-}
-
-pub async fn create(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
-    accept(call)?;
-    let mut warnings = Vec::new();
-    let result = create_object(state, call, ctx, &mut warnings).await;
-    Ok(with_warnings(result, warnings))
-}
-
-async fn create_object(
-    state: &Arc<AppState>,
-    call: &Call,
-    ctx: &Target,
-    warnings: &mut Vec<String>,
-) -> Result<Reply, ApiError> {
-    let options = WriteOptions::from_query(&call.query, "CreateOptions")?;
-    let format = body_format(call.header("content-type"))?;
-    let report = options.field_validation.reports();
-    let decoded = decode_resource(&call.body, format, &ctx.resource.kind, report)?;
-    let (mut object, duplicates) = (decoded.object, decoded.duplicates);
-    let directive = options.field_validation;
-    *warnings = checks::coerce_other_version(ctx, &object, duplicates.clone(), directive)?;
-    check_version_kind(ctx, &object)?;
-    check_namespace(ctx, &object)?;
-    *warnings = checks::coerce_body(ctx, &mut object, duplicates, directive)?;
-    let manager = manager_name(call, &options);
-    record_update(ctx, Scope::Main, None, &mut object, &manager);
-    let dry_run = options.dry_run;
-    let object =
-        create_admitted(state, ctx, object, dry_run, warnings, Authorized::ByChain).await?;
-    render_object(call, ctx, StatusCode::CREATED, object)
-}
-
-/// Whether the verb the filter chain authorized covers creating the object.
-pub enum Authorized<'a> {
-    /// A `POST`: the chain authorized `create`.
-    ByChain,
-    /// A write of another verb that creates (server-side apply to a missing name): kube's
-    /// patch handler authorizes `create` too, after the object is validated.
-    OnCreate(&'a Call),
-}
-
-/// What admission is told about creating `object` (named as kube's admission errors
-/// name it: its name, else its `generateName`, else `Unknown`).
-fn create_attributes<'a>(ctx: &'a Target, object: &'a Value, dry_run: bool) -> Attributes<'a> {
-    let name = match (obj::name(object), obj::meta_str(object, "generateName")) {
-        ("", "") => "Unknown",
-        ("", prefix) => prefix,
-        (name, _) => name,
-    };
-    ctx.attributes(Operation::Create, name, "", dry_run)
-}
-
-/// kube's `maxNameGenerationCreateAttempts` (RetryGenerateName, 1.32+).
-const MAX_NAME_GENERATION_CREATE_ATTEMPTS: usize = 8;
-
-/// The end of every create (a POST, or an apply to a missing object); the object as
-/// stored. An object named by `generateName` is created again under a newly generated
-/// name when the name is taken, up to kube's 8 attempts, before answering 409.
-pub async fn create_admitted(
-    state: &AppState,
-    ctx: &Target,
-    object: Value,
-    dry_run: bool,
-    warnings: &mut Vec<String>,
-    authorized: Authorized<'_>,
-) -> Result<Value, ApiError> {
-    // Admission's mutating phase, once: kube's handler admits before the store's create
-    // (and its retries under generated names).
-    state
-        .admission
-        .admit(&create_attributes(ctx, &object, dry_run))
-        .await?;
-    let generated =
-        obj::name(&object).is_empty() && !obj::meta_str(&object, "generateName").is_empty();
-    // The last attempt's warnings: every attempt validates the same object.
-    let (result, found) = match generated {
-        false => create_once(state, ctx, object, dry_run, &authorized).await,
-        true => {
-            let attempt = || create_once(state, ctx, object.clone(), dry_run, &authorized);
-            with_generated_names(attempt).await
-        }
-    };
-    warnings.extend(found);
-    result
-}
-
-/// kube's `createWithGenerateNameRetry`: `attempt` (which generates a new name each
-/// time) again while the name it generated is taken, at most 8 times in all; the last
-/// attempt's outcome and what it found along the way.
-async fn with_generated_names<T, W, Fut>(
-    mut attempt: impl FnMut() -> Fut,
-) -> (Result<T, ApiError>, W)
-where
-    Fut: std::future::Future<Output = (Result<T, ApiError>, W)>,
-{
-    let mut tried = 1;
-    loop {
-        match attempt().await {
-            (Err(ApiError::AlreadyExists { .. }), _)
-                if tried < MAX_NAME_GENERATION_CREATE_ATTEMPTS =>
-            {
-                tried += 1
-            }
-            other => return other,
-        }
-    }
-}
-
-/// One create: create's metadata rules and validation, the `create` authorization a
-/// creating apply still needs, then the store's create; the object as stored.
-async fn create_once(
-    state: &AppState,
-    ctx: &Target,
-    mut object: Value,
-    dry_run: bool,
-    authorized: &Authorized<'_>,
-) -> (Result<Value, ApiError>, Vec<String>) {
-    let mut warnings = Vec::new();
-    let meta_errors = lifecycle::prepare_create(&mut object, &write_target(ctx)).err();
-    let meta_errors = meta_errors.unwrap_or_default();
-    let causes = checks::validate(ctx, &object, None, meta_errors, &mut warnings);
-    if !causes.is_empty() {
-        return (Err(invalid(ctx, obj::name(&object), causes)), warnings);
-    }
-    if let Authorized::OnCreate(call) = authorized {
-        let mut info = call.info.clone();
-        info.verb = crate::request::info::Verb::Create;
-        if let Err(e) = state.authorizer.authorize(&call.user, &info).await {
-            return (Err(e), warnings);
-        }
-    }
-    // Admission's validating phase, on each attempt's object, as kube's store runs it.
-    let attributes = create_attributes(ctx, &object, dry_run);
-    if let Err(e) = state.admission.validate(&attributes).await {
-        return (Err(e), warnings);
-    }
-    let name = obj::name(&object).to_string();
-    let result = guaranteed::create(state, ctx, &name, &object, dry_run).await;
-    let result = result.map(|revision| {
-        ctx.present(&mut object, revision);
-        object
-    });
-    (result, warnings)
 }
 
 pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
@@ -447,67 +304,4 @@ fn next_object(
         return Err(invalid(ctx, name, causes));
     }
     Ok(new)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::error::GroupResource;
-
-    fn taken() -> ApiError {
-        ApiError::AlreadyExists {
-            resource: GroupResource {
-                group: "stable.example.com".into(),
-                resource: "crontabs".into(),
-            },
-            name: "web-abcde".into(),
-        }
-    }
-
-    /// Runs the retry over attempts that find the name taken `taken_times` times, then
-    /// succeed; returns the outcome and the number of attempts made.
-    fn run(taken_times: usize) -> (Result<usize, ApiError>, usize) {
-        let mut made = 0;
-        let attempt = || {
-            made += 1;
-            let outcome = match made <= taken_times {
-                true => Err(taken()),
-                false => Ok(made),
-            };
-            std::future::ready((outcome, ()))
-        };
-        let (outcome, ()) = futures::executor::block_on(with_generated_names(attempt));
-        (outcome, made)
-    }
-
-    #[test]
-    fn with_generated_names_taken_names_retried_up_to_eight_attempts() {
-        for taken_times in 0..8 {
-            let (outcome, made) = run(taken_times);
-            assert_eq!(
-                outcome.ok(),
-                Some(taken_times + 1),
-                "taken {taken_times} times"
-            );
-            assert_eq!(made, taken_times + 1);
-        }
-        let (outcome, made) = run(100);
-        assert!(
-            matches!(outcome, Err(ApiError::AlreadyExists { .. })),
-            "{outcome:?}"
-        );
-        assert_eq!(made, 8, "kube's maxNameGenerationCreateAttempts");
-    }
-
-    #[test]
-    fn with_generated_names_other_errors_not_retried() {
-        let mut made = 0;
-        let attempt = || {
-            made += 1;
-            std::future::ready((Err::<(), _>(ApiError::BadRequest("no".into())), ()))
-        };
-        let (outcome, ()) = futures::executor::block_on(with_generated_names(attempt));
-        assert!(matches!(outcome, Err(ApiError::BadRequest(_))));
-        assert_eq!(made, 1);
-    }
 }
