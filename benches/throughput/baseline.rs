@@ -54,9 +54,10 @@ fn median(values: &[f64]) -> f64 {
 fn baseline_binary() -> PathBuf {
     let path = std::env::var("BENCH_BASELINE_BIN").unwrap_or_else(|_| {
         panic!(
-            "BENCH_ONLY=baseline needs BENCH_BASELINE_BIN, the path of an earlier release \
-             build, e.g. `git worktree add /tmp/base <commit> && cargo build --release \
-             --manifest-path /tmp/base/Cargo.toml` (then /tmp/base/target/release/crd-apiserver)"
+            "BENCH_ONLY=baseline needs BENCH_BASELINE_BIN, the server of an earlier build \
+             with the benchmark's profile, e.g. `git worktree add /tmp/base <commit> && cd \
+             /tmp/base && cargo bench --no-run --bench throughput` (then \
+             /tmp/base/target/release/crd-apiserver)"
         )
     });
     let path = PathBuf::from(path);
