@@ -80,10 +80,7 @@ pub async fn guaranteed_update<T>(
     };
     for _ in 0..MAX_ATTEMPTS {
         let current_object = ctx.decode(&kv)?;
-        if let Some(attributes) = admission {
-            state.admission.admit(attributes).await?;
-        }
-        let outcome = try_update(&current_object);
+        let outcome = admitted(state, admission, || try_update(&current_object)).await;
         // The bytes a put would store, encoded once for the checks and the write.
         let encoded = match &outcome {
             Ok((Next::Put(new), _)) => Some(ctx.encode(new)?),
@@ -105,9 +102,6 @@ pub async fn guaranteed_update<T>(
             continue;
         }
         let (next, extra) = outcome?;
-        if let Some(attributes) = admission {
-            state.admission.validate(attributes).await?;
-        }
         let current = current_object;
         let written = |object| Written { object, extra };
         let result = match next {
@@ -148,6 +142,23 @@ pub async fn guaranteed_update<T>(
         is_current = true;
     }
     Err(conflict(&ctx.group_resource(), name))
+}
+
+/// One attempt's outcome: admission's mutating phase, `try_update`, then admission's
+/// validating phase on what it decided (a refusal of either is the outcome, judged again
+/// on the current object when this one came from the cache, as `try_update`'s are).
+async fn admitted<T>(
+    state: &AppState,
+    admission: Option<&Attributes<'_>>,
+    try_update: impl FnOnce() -> Result<(Next, T), ApiError>,
+) -> Result<(Next, T), ApiError> {
+    let Some(attributes) = admission else {
+        return try_update();
+    };
+    state.admission.admit(attributes).await?;
+    let decided = try_update()?;
+    state.admission.validate(attributes).await?;
+    Ok(decided)
 }
 
 /// The key's current value, read consistently; 404 when absent.
