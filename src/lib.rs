@@ -44,7 +44,7 @@
 //!   as (`request::user`).
 //! - [`selector`]: label and field selectors.
 //! - [`metrics`]: Prometheus metrics on `/metrics`, a leaf the stages count and register
-//!   into (a request's labels are taken by `server::labels`).
+//!   into (a request's labels are taken by `crd::labels`, from the served catalog).
 //! - [`error`]: the one `ApiError` and its conversion into `metav1.Status`.
 //! - [`fieldmanager`]: managedFields and server-side apply (field paths and sets, their
 //!   `FieldsV1` encoding, managedFields entries), mirroring structured-merge-diff.

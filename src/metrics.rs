@@ -8,7 +8,7 @@
 //!
 //! A leaf: the stages count into it and may register metrics of their own
 //! ([`Metrics::register`], as the watch cache does). Label values come from bounded sets
-//! only (a request's are taken by `server::labels`), so no client can grow the series
+//! only (a request's are taken by `crd::labels`), so no client can grow the series
 //! without limit.
 
 use std::sync::Arc;
@@ -24,7 +24,7 @@ use prometheus_client::registry::{Metric, Registry};
 /// The OpenMetrics text format, which Prometheus negotiates.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
-/// What one request is recorded under (`server::labels` takes them from its request
+/// What one request is recorded under (`crd::labels` takes them from its request
 /// info before it runs).
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RequestLabels {

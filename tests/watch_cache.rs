@@ -27,7 +27,7 @@ use common::Server;
 use futures::StreamExt;
 use serde_json::{Value, json};
 
-pub const CT: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
+pub use common::crontabs::{CT, create, crontab};
 /// The `resource` label of the crontab metrics.
 pub const RESOURCE: &str = "crontabs.stable.example.com";
 /// How long a test waits for something the server does on its own.
@@ -49,27 +49,6 @@ pub async fn ready(server: &Server) {
         resp.status().is_success().then_some(())
     })
     .await;
-}
-
-/// A CronTab whose `spec.image` is `pad` bytes long.
-pub fn crontab(name: &str, pad: usize) -> Value {
-    json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab",
-        "metadata": {"name": name},
-        "spec": {"cronSpec": "* * * * *", "image": "x".repeat(pad), "replicas": 1}})
-}
-
-/// Creates a CronTab and returns the stored object.
-pub async fn create(server: &Server, c: &reqwest::Client, name: &str, pad: usize) -> Value {
-    let resp = c
-        .post(server.url(CT))
-        .json(&crontab(name, pad))
-        .send()
-        .await
-        .unwrap();
-    let code = resp.status().as_u16();
-    let body: Value = resp.json().await.unwrap();
-    assert_eq!(code, 201, "create {name}: {body}");
-    body
 }
 
 /// Sets `spec.replicas` of a CronTab; returns the stored object.

@@ -22,30 +22,13 @@ use futures::StreamExt;
 use rustls::pki_types::ServerName;
 use serde_json::{Value, json};
 
-const CT: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
+use common::crontabs::{CT, create};
 const TERMINATED: &str =
     "apiserver_terminated_watchers_total{group=\"stable.example.com\",resource=\"crontabs\"}";
 /// kube's long-running gauge for watches of the default namespace's crontabs.
 const OPEN_WATCHES: &str = "apiserver_longrunning_requests{verb=\"WATCH\",group=\"stable.example.com\",version=\"v1\",resource=\"crontabs\",subresource=\"\",scope=\"namespace\",component=\"apiserver\"}";
 /// How long a test waits for something the server does on its own.
 const PATIENCE: Duration = Duration::from_secs(20);
-
-fn crontab(name: &str, pad: usize) -> Value {
-    json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab",
-        "metadata": {"name": name},
-        "spec": {"cronSpec": "* * * * *", "image": "x".repeat(pad), "replicas": 1}})
-}
-
-async fn create(server: &Server, c: &reqwest::Client, name: &str, pad: usize) {
-    let resp = c
-        .post(server.url(CT))
-        .json(&crontab(name, pad))
-        .send()
-        .await
-        .unwrap();
-    let code = resp.status().as_u16();
-    assert_eq!(code, 201, "create {name}: {}", resp.text().await.unwrap());
-}
 
 /// The value of one series in `/metrics` (0 when absent).
 async fn sample(server: &Server, series: &str) -> u64 {
@@ -138,7 +121,9 @@ async fn watchers_not_reading_hold_bounded_memory_ended_reader_gets_all() {
     futures::stream::iter(0..OBJECTS)
         .for_each_concurrent(4, |i| {
             let (server, admin) = (&server, &admin);
-            async move { create(server, admin, &format!("big-{i:03}"), PAD).await }
+            async move {
+                create(server, admin, &format!("big-{i:03}"), PAD).await;
+            }
         })
         .await;
     // One list first: what serving the objects costs once is not the watchers' cost.

@@ -11,13 +11,14 @@ use futures::StreamExt;
 use prometheus_client::metrics::gauge::Gauge;
 use serde_json::Value;
 
+use crate::crd::labels::request_labels;
 use crate::error::ApiError;
 use crate::handlers::collection::{conversion, list_options, parse_revision, read_page, selects};
 use crate::handlers::context::Target;
 use crate::handlers::wire::reply::Reply;
 use crate::handlers::{AppState, Call, wire::served};
 use crate::inflight::TOO_MANY_REQUESTS;
-use crate::metrics::{LongRunningLabels, RequestLabels};
+use crate::metrics::LongRunningLabels;
 use crate::request::info::RequestInfo;
 use crate::request::negotiate::MetaVersion;
 use crate::request::negotiate::{
@@ -68,7 +69,7 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
     let slot = state
         .watches
         .admit(&call.user)
-        .map_err(|at: AtLimit| too_many(state, ctx, at.message()))?;
+        .map_err(|at: AtLimit| too_many(state, &call.info, at.message()))?;
     let open = OpenWatch::new(
         state
             .metrics
@@ -82,7 +83,7 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
         // The initial list reads the whole collection: it counts against the read-only
         // budget (the watch itself does not), so many watches at once are pushed back.
         let _slot = (state.inflight.admit_initial_list(&call.user))
-            .map_err(|_| too_many(state, ctx, TOO_MANY_REQUESTS.into()))?;
+            .map_err(|_| too_many(state, &call.info, TOO_MANY_REQUESTS.into()))?;
         let page = read_page(
             state,
             ctx,
@@ -144,15 +145,9 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
 
 /// The in-flight limit's 429 (`TooManyRequests`, `Retry-After`) for a watch's initial
 /// list past the read-only budget or a user past `--max-watches-per-user`, counted in
-/// `apiserver_request_terminations_total` as the limit's own 429s are, under the labels
-/// the request is recorded under (a watch of the served collection, no subresource).
-fn too_many(state: &AppState, ctx: &Target, message: String) -> ApiError {
-    let labels = RequestLabels::new(
-        "watch",
-        ctx.resource.labels.group.clone(),
-        ctx.resource.labels.plural.clone(),
-        "",
-    );
+/// `apiserver_request_terminations_total` as the limit's own 429s are.
+fn too_many(state: &AppState, info: &RequestInfo, message: String) -> ApiError {
+    let labels = request_labels(info, &state.catalog);
     state.metrics.count_termination(labels, 429);
     crate::inflight::too_many_requests(message)
 }

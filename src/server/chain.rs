@@ -13,6 +13,7 @@ use tracing::Instrument;
 use crate::authn::Authenticator;
 use crate::authz::Authorizer;
 use crate::authz::impersonation::{self, ImpersonationError};
+use crate::crd::labels::request_labels;
 use crate::error::ApiError;
 use crate::handlers::{self, AppState, Call, Reply};
 use crate::request::info::{self, RequestInfo, Verb};
@@ -55,7 +56,7 @@ pub async fn serve(
     let query = Query::parse(raw_query);
     let info = info::parse(method.as_str(), path, &query);
     let state = &chain.handlers;
-    let labels = super::labels::request_labels(&info, &state.catalog);
+    let labels = request_labels(&info, &state.catalog);
     let uri = match raw_query {
         "" => path.to_owned(),
         _ => format!("{path}?{raw_query}"),
@@ -207,7 +208,7 @@ async fn admitted(
 
 /// kube's 429 past the in-flight budget, counted in `apiserver_request_terminations_total`.
 fn too_many(state: &AppState, info: &RequestInfo) -> ApiError {
-    let labels = super::labels::request_labels(info, &state.catalog);
+    let labels = request_labels(info, &state.catalog);
     state.metrics.count_termination(labels, 429);
     crate::inflight::too_many_requests(crate::inflight::TOO_MANY_REQUESTS.into())
 }

@@ -10,7 +10,6 @@ pub mod connection;
 pub mod dev;
 pub mod exchange;
 pub mod head;
-pub mod labels;
 pub mod pki;
 pub mod run;
 pub mod serving;

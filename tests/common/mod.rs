@@ -2,6 +2,7 @@
 //! temporary data dir and PKI, and talks to it over real TLS (reqwest, kubectl).
 #![allow(dead_code)]
 
+pub mod crontabs;
 pub mod process_log;
 pub mod raw;
 
