@@ -11,17 +11,6 @@ pub enum Operation {
     Delete,
 }
 
-impl Operation {
-    /// kube's spelling (`CREATE`, `UPDATE`, `DELETE`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Operation::Create => "CREATE",
-            Operation::Update => "UPDATE",
-            Operation::Delete => "DELETE",
-        }
-    }
-}
-
 /// One write as the plugins see it.
 #[derive(Clone, Copy, Debug)]
 pub struct Attributes<'a> {
