@@ -173,6 +173,10 @@ pub enum ApiError {
     /// code, reason and texts.
     #[error("{0}")]
     FieldManager(crate::fieldmanager::manager::Error),
+    /// A refusal whose Status another party chose (an admission webhook's denial, as
+    /// kube's `ToStatusErr` forms it): sent as it is, its code at least 400.
+    #[error("{}", .0["message"].as_str().unwrap_or_default())]
+    Rejected(Box<Value>),
 }
 
 /// Details `{group, kind}` of a resource, `group` only when there is one (Go's
@@ -241,6 +245,11 @@ impl ApiError {
             ApiError::Timeout(_) | ApiError::TooLargeResourceVersion { .. } => 504,
             ApiError::Internal(_) | ApiError::Unknown(_) => 500,
             ApiError::FieldManager(e) => e.code(),
+            ApiError::Rejected(status) => status["code"]
+                .as_u64()
+                .and_then(|c| u16::try_from(c).ok())
+                .filter(|c| (400..=599).contains(c))
+                .unwrap_or(400),
         }
     }
 
@@ -267,6 +276,8 @@ impl ApiError {
             ApiError::Unknown(_) => "",
             // kube's StatusReasonUnknown ("", omitted) for plain errors.
             ApiError::FieldManager(e) => e.reason(),
+            // Its own reason is in its body ([`ApiError::to_status`]).
+            ApiError::Rejected(_) => "",
         }
     }
 
@@ -351,6 +362,9 @@ impl ApiError {
 
     /// The `metav1.Status` body kube sends for this error.
     pub fn to_status(&self) -> Value {
+        if let ApiError::Rejected(status) = self {
+            return status.as_ref().clone();
+        }
         let mut status = json!({
             "kind": "Status",
             "apiVersion": "v1",

@@ -19,7 +19,9 @@
 pub mod attributes;
 pub mod namespace;
 
-pub use attributes::{Attributes, Operation};
+pub use attributes::{Attributes, Kind, Operation, Options, Recorder};
+
+use serde_json::Value;
 
 use crate::error::ApiError;
 use namespace::NamespaceLifecycle;
@@ -38,15 +40,24 @@ impl Plugin {
         }
     }
 
-    /// The mutating phase (kube's `MutationInterface.Admit`).
-    async fn admit(&self, attributes: &Attributes<'_>) -> Result<(), ApiError> {
+    /// The mutating phase (kube's `MutationInterface.Admit`): `object` is the object to
+    /// be written (absent on delete), which the plugin may change.
+    async fn admit(
+        &self,
+        attributes: &Attributes<'_>,
+        object: Option<&mut Value>,
+    ) -> Result<(), ApiError> {
         match self {
-            Plugin::NamespaceLifecycle(plugin) => plugin.admit(attributes).await,
+            Plugin::NamespaceLifecycle(plugin) => plugin.admit(attributes, object.as_deref()).await,
         }
     }
 
     /// The validating phase (kube's `ValidationInterface.Validate`).
-    async fn validate(&self, _attributes: &Attributes<'_>) -> Result<(), ApiError> {
+    async fn validate(
+        &self,
+        _attributes: &Attributes<'_>,
+        _object: Option<&Value>,
+    ) -> Result<(), ApiError> {
         match self {
             // NamespaceLifecycle has no validating phase.
             Plugin::NamespaceLifecycle(_) => Ok(()),
@@ -73,17 +84,25 @@ impl Chain {
     }
 
     /// The mutating phase of every plugin, in order; the first refusal is the answer.
-    pub async fn admit(&self, attributes: &Attributes<'_>) -> Result<(), ApiError> {
+    pub async fn admit(
+        &self,
+        attributes: &Attributes<'_>,
+        mut object: Option<&mut Value>,
+    ) -> Result<(), ApiError> {
         for plugin in &self.plugins {
-            plugin.admit(attributes).await?;
+            plugin.admit(attributes, object.as_deref_mut()).await?;
         }
         Ok(())
     }
 
     /// The validating phase of every plugin, in order; the first refusal is the answer.
-    pub async fn validate(&self, attributes: &Attributes<'_>) -> Result<(), ApiError> {
+    pub async fn validate(
+        &self,
+        attributes: &Attributes<'_>,
+        object: Option<&Value>,
+    ) -> Result<(), ApiError> {
         for plugin in &self.plugins {
-            plugin.validate(attributes).await?;
+            plugin.validate(attributes, object).await?;
         }
         Ok(())
     }

@@ -6,14 +6,17 @@ use std::sync::Arc;
 use http::StatusCode;
 use serde_json::Value;
 
-use crate::admission::Operation;
+use crate::admission::{Operation, Options};
 use crate::error::ApiError;
 use crate::handlers::context::Target;
 use crate::handlers::create::{Authorized, create_admitted};
 use crate::handlers::object::render_object;
-use crate::handlers::strategy::guaranteed::{Next, guaranteed_update};
+use crate::handlers::strategy::admit::Admitting;
+use crate::handlers::strategy::guaranteed::{Attempts, Next, Written};
 use crate::handlers::strategy::managed::{Scope, field_manager};
-use crate::handlers::write::{check_name, check_namespace, check_type_meta, invalid, write_target};
+use crate::handlers::write::{
+    check_name, check_namespace, check_type_meta, invalid, prepare_status_update, write_target,
+};
 use crate::handlers::{AppState, Call, Reply, strategy::checks};
 use crate::meta::lifecycle;
 use crate::meta::object as obj;
@@ -99,24 +102,62 @@ async fn apply_or_create(
     request: &Apply<'_>,
     warnings: &mut Vec<String>,
 ) -> Result<Reply, ApiError> {
-    let (name, dry_run) = (ctx.name.as_str(), request.options.dry_run);
+    let dry_run = request.options.dry_run;
     let subresource = call.info.subresource.as_str();
-    let attributes = ctx.attributes(Operation::Update, name, subresource, dry_run);
+    let options = Options::Update(request.options);
+    let admitting = Admitting::new(
+        state,
+        ctx,
+        &call.user,
+        Operation::Update,
+        subresource,
+        options,
+        dry_run,
+    );
     let mut races = 0;
     loop {
-        let written = guaranteed_update(state, ctx, name, dry_run, Some(&attributes), |current| {
-            let new = applied(ctx, request, current, warnings)?;
-            Ok((Next::Put(new), ()))
-        })
-        .await;
+        let written = applied_update(state, ctx, request, &admitting, warnings).await;
         match written {
             Ok(w) => return render_object(call, ctx, StatusCode::OK, w.object),
             Err(ApiError::NotFound { .. }) if request.scope == Scope::Main => {}
             Err(e) => return Err(e),
         }
-        match create(state, call, ctx, request, warnings).await {
+        // kube's patchToCreateOptions: an apply that creates is admitted as a create.
+        let creating = admitting.as_operation(Operation::Create, Options::Create(request.options));
+        match create(state, call, ctx, request, &creating, warnings).await {
             Err(ApiError::AlreadyExists { .. }) if races < MAX_CREATE_RACES => races += 1,
             other => return other,
+        }
+    }
+}
+
+/// The apply as an update of the stored object, in the one write loop: the merge, admission's
+/// mutating phase, the update rules and validation, admission's validating phase.
+async fn applied_update(
+    state: &AppState,
+    ctx: &Target,
+    request: &Apply<'_>,
+    admitting: &Admitting<'_>,
+    warnings: &mut Vec<String>,
+) -> Result<Written<()>, ApiError> {
+    let (name, dry_run) = (ctx.name.as_str(), request.options.dry_run);
+    let mut attempts = Attempts::begin(state, ctx, name, dry_run).await?;
+    loop {
+        let current = attempts.current();
+        let outcome = async {
+            let mut new = merged(ctx, request, Some(current), warnings)?;
+            admitting
+                .mutate(name, Some(&mut new), Some(current), warnings)
+                .await?;
+            let new = applied(ctx, request, new, current, warnings)?;
+            admitting
+                .validate(name, Some(&new), Some(current), warnings)
+                .await?;
+            Ok((Next::Put(new), ()))
+        }
+        .await;
+        if let Some(written) = attempts.conclude(outcome).await? {
+            return Ok(written);
         }
     }
 }
@@ -157,16 +198,16 @@ fn merged(
     Ok(new)
 }
 
-/// An apply over the stored object: the resourceVersion precondition, then the update
-/// (or `/status` update) rules and validation.
+/// An admitted apply over the stored object: the resourceVersion precondition, then the
+/// update (or `/status` update) rules and validation.
 fn applied(
     ctx: &Target,
     request: &Apply<'_>,
+    mut new: Value,
     current: &Value,
     warnings: &mut Vec<String>,
 ) -> Result<Value, ApiError> {
     let name = ctx.name.as_str();
-    let mut new = merged(ctx, request, Some(current), warnings)?;
     let requested_rv = obj::resource_version(&new);
     if !requested_rv.is_empty() && requested_rv != obj::resource_version(current) {
         return Err(crate::handlers::context::conflict(
@@ -176,12 +217,7 @@ fn applied(
     }
     let causes = match request.scope {
         Scope::Status => {
-            // kube's status strategy keeps the managedFields the apply recorded.
-            let managed = obj::metadata(&new)
-                .and_then(|m| m.get("managedFields"))
-                .cloned();
-            new = lifecycle::prepare_status_update(&new, current);
-            obj::set_meta(&mut new, "managedFields", managed);
+            new = prepare_status_update(&new, current);
             checks::validate_status(ctx, &new, current, warnings)
         }
         _ => {
@@ -208,6 +244,7 @@ async fn create(
     call: &Call,
     ctx: &Target,
     request: &Apply<'_>,
+    admitting: &Admitting<'_>,
     warnings: &mut Vec<String>,
 ) -> Result<Reply, ApiError> {
     let mut object = merged(ctx, request, None, warnings)?;
@@ -215,6 +252,7 @@ async fn create(
     obj::set_meta(&mut object, "resourceVersion", None);
     let dry_run = request.options.dry_run;
     let authorized = Authorized::OnCreate(call);
-    let object = create_admitted(state, ctx, object, dry_run, warnings, authorized).await?;
+    let object =
+        create_admitted(state, ctx, object, dry_run, admitting, warnings, authorized).await?;
     render_object(call, ctx, StatusCode::CREATED, object)
 }

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::error::ApiError;
 use crate::handlers::context::Target;
-use crate::handlers::object::delete_one;
+use crate::handlers::object::{delete_admission, delete_one};
 use crate::handlers::{AppState, Call, Reply, wire::served};
 use crate::meta::object as obj;
 use crate::request::continuation;
@@ -383,12 +383,26 @@ pub async fn delete_collection(
     )
     .await?;
     let items = page.objects(ctx)?;
+    // kube admits each delete with the request's attributes: its namespace, no name.
+    let admitting = delete_admission(state, call, ctx, &delete_options);
+    let mut warnings = Vec::new();
     for item in &items {
         let scoped = Target::for_namespace(ctx, obj::namespace(item));
-        match delete_one(state, &scoped, obj::name(item), &delete_options).await {
+        let name = obj::name(item);
+        let admission = (&admitting, "");
+        match delete_one(
+            state,
+            &scoped,
+            name,
+            &delete_options,
+            admission,
+            &mut warnings,
+        )
+        .await
+        {
             // Deleted by someone else meanwhile: nothing left to do for it.
             Ok(_) | Err(ApiError::NotFound { .. }) => {}
-            Err(e) => return Err(e),
+            Err(e) => return Ok(Reply::Error(e).with_warnings(warnings)),
         }
     }
     // kube answers the list as it was read, before the deletions.
@@ -396,5 +410,6 @@ pub async fn delete_collection(
         resource_version: page.revision.to_string(),
         ..ListMeta::default()
     };
-    render_list(call, ctx, representation, &items, &list_meta)
+    let reply = render_list(call, ctx, representation, &items, &list_meta);
+    Ok(crate::handlers::write::with_warnings(reply, warnings))
 }

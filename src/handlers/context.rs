@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::admission::{Attributes, Operation};
 use crate::crd::catalog::{ServedResource, ServedVersion};
 use crate::error::{ApiError, GroupResource};
 use crate::handlers::AppState;
@@ -74,26 +73,6 @@ impl Target {
 
     pub fn group_resource(&self) -> GroupResource {
         self.resource.group_resource()
-    }
-
-    /// What admission is told about a write of `name` (see [`Attributes::name`]) to this
-    /// target's `subresource` (`""`, `status`, `scale`).
-    pub fn attributes<'a>(
-        &'a self,
-        operation: Operation,
-        name: &'a str,
-        subresource: &'a str,
-        dry_run: bool,
-    ) -> Attributes<'a> {
-        Attributes {
-            operation,
-            namespace: self.namespace.as_deref().unwrap_or_default(),
-            name,
-            group: &self.resource.group,
-            resource: &self.resource.plural,
-            subresource,
-            dry_run,
-        }
     }
 
     pub fn deprecation_warning(&self) -> Option<&str> {

@@ -6,10 +6,11 @@ use std::sync::Arc;
 use http::StatusCode;
 use serde_json::Value;
 
-use crate::admission::{Attributes, Operation};
+use crate::admission::{Operation, Options};
 use crate::error::ApiError;
 use crate::handlers::context::Target;
 use crate::handlers::object::render_object;
+use crate::handlers::strategy::admit::Admitting;
 use crate::handlers::strategy::guaranteed;
 use crate::handlers::strategy::managed::{Scope, manager_name, record_update};
 use crate::handlers::write::{
@@ -48,8 +49,20 @@ async fn create_object(
     let manager = manager_name(call, &options);
     record_update(ctx, Scope::Main, None, &mut object, &manager);
     let dry_run = options.dry_run;
-    let object =
-        create_admitted(state, ctx, object, dry_run, warnings, Authorized::ByChain).await?;
+    let admitting = Admitting::new(
+        state,
+        ctx,
+        &call.user,
+        Operation::Create,
+        "",
+        Options::Create(&options),
+        dry_run,
+    );
+    let authorized = Authorized::ByChain;
+    let object = create_admitted(
+        state, ctx, object, dry_run, &admitting, warnings, authorized,
+    )
+    .await?;
     render_object(call, ctx, StatusCode::CREATED, object)
 }
 
@@ -62,17 +75,6 @@ pub enum Authorized<'a> {
     OnCreate(&'a Call),
 }
 
-/// What admission is told about creating `object` (named as kube's admission errors
-/// name it: its name, else its `generateName`, else `Unknown`).
-fn create_attributes<'a>(ctx: &'a Target, object: &'a Value, dry_run: bool) -> Attributes<'a> {
-    let name = match (obj::name(object), obj::meta_str(object, "generateName")) {
-        ("", "") => "Unknown",
-        ("", prefix) => prefix,
-        (name, _) => name,
-    };
-    ctx.attributes(Operation::Create, name, "", dry_run)
-}
-
 /// kube's `maxNameGenerationCreateAttempts` (RetryGenerateName, 1.32+).
 const MAX_NAME_GENERATION_CREATE_ATTEMPTS: usize = 8;
 
@@ -82,24 +84,26 @@ const MAX_NAME_GENERATION_CREATE_ATTEMPTS: usize = 8;
 pub async fn create_admitted(
     state: &AppState,
     ctx: &Target,
-    object: Value,
+    mut object: Value,
     dry_run: bool,
+    admitting: &Admitting<'_>,
     warnings: &mut Vec<String>,
     authorized: Authorized<'_>,
 ) -> Result<Value, ApiError> {
     // Admission's mutating phase, once: kube's handler admits before the store's create
-    // (and its retries under generated names).
-    state
-        .admission
-        .admit(&create_attributes(ctx, &object, dry_run))
+    // (and its retries under generated names), naming the object as the request does.
+    let name = obj::name(&object).to_string();
+    admitting
+        .mutate(&name, Some(&mut object), None, warnings)
         .await?;
     let generated =
         obj::name(&object).is_empty() && !obj::meta_str(&object, "generateName").is_empty();
     // The last attempt's warnings: every attempt validates the same object.
     let (result, found) = match generated {
-        false => create_once(state, ctx, object, dry_run, &authorized).await,
+        false => create_once(state, ctx, object, dry_run, admitting, &authorized).await,
         true => {
-            let attempt = || create_once(state, ctx, object.clone(), dry_run, &authorized);
+            let attempt =
+                || create_once(state, ctx, object.clone(), dry_run, admitting, &authorized);
             with_generated_names(attempt).await
         }
     };
@@ -136,6 +140,7 @@ async fn create_once(
     ctx: &Target,
     mut object: Value,
     dry_run: bool,
+    admitting: &Admitting<'_>,
     authorized: &Authorized<'_>,
 ) -> (Result<Value, ApiError>, Vec<String>) {
     let mut warnings = Vec::new();
@@ -152,12 +157,13 @@ async fn create_once(
             return (Err(e), warnings);
         }
     }
-    // Admission's validating phase, on each attempt's object, as kube's store runs it.
-    let attributes = create_attributes(ctx, &object, dry_run);
-    if let Err(e) = state.admission.validate(&attributes).await {
+    // Admission's validating phase, on each attempt's object (named as generated), as
+    // kube's store runs it.
+    let name = obj::name(&object).to_string();
+    let validated = admitting.validate(&name, Some(&object), None, &mut warnings);
+    if let Err(e) = validated.await {
         return (Err(e), warnings);
     }
-    let name = obj::name(&object).to_string();
     let result = guaranteed::create(state, ctx, &name, &object, dry_run).await;
     let result = result.map(|revision| {
         ctx.present(&mut object, revision);

@@ -5,9 +5,11 @@ use std::sync::Arc;
 use http::StatusCode;
 use serde_json::{Value, json};
 
+use crate::admission::{Operation, Options};
 use crate::error::ApiError;
 use crate::handlers::context::Target;
-use crate::handlers::strategy::guaranteed::{Next, guaranteed_update};
+use crate::handlers::strategy::admit::Admitting;
+use crate::handlers::strategy::guaranteed::{Attempts, Next};
 use crate::handlers::{AppState, Call, Reply, wire::served};
 use crate::meta::{lifecycle, object as obj};
 use crate::request::negotiate::{Representation, Target as NegotiationTarget, negotiate};
@@ -157,25 +159,62 @@ pub async fn delete_one(
     ctx: &Target,
     name: &str,
     options: &DeleteOptions,
+    admission: (&Admitting<'_>, &str),
+    warnings: &mut Vec<String>,
 ) -> Result<(Value, bool), ApiError> {
     let gc_finalizer = options.propagation.finalizer();
-    let written = guaranteed_update(state, ctx, name, options.dry_run, None, |current| {
-        check_preconditions(ctx, name, &options.preconditions, current)?;
-        if obj::finalizers(current).is_empty() && gc_finalizer.is_none() {
-            return Ok((Next::Delete(current.clone()), true));
+    let (admitting, admitted_name) = admission;
+    let mut attempts = Attempts::begin(state, ctx, name, options.dry_run).await?;
+    loop {
+        let current = attempts.current();
+        let outcome = async {
+            check_preconditions(ctx, name, &options.preconditions, current)?;
+            // kube's deleteValidation: both phases, with the stored object as the old one.
+            admitting
+                .mutate(admitted_name, None, Some(current), warnings)
+                .await?;
+            admitting
+                .validate(admitted_name, None, Some(current), warnings)
+                .await?;
+            if obj::finalizers(current).is_empty() && gc_finalizer.is_none() {
+                return Ok((Next::Delete(current.clone()), true));
+            }
+            if obj::is_being_deleted(current) {
+                return Ok((Next::Keep, false));
+            }
+            let mut object = current.clone();
+            if let Some(f) = gc_finalizer {
+                lifecycle::add_finalizer(&mut object, f);
+            }
+            lifecycle::mark_deleted(&mut object);
+            Ok((Next::Put(object), false))
         }
-        if obj::is_being_deleted(current) {
-            return Ok((Next::Keep, false));
+        .await;
+        if let Some(written) = attempts.conclude(outcome).await? {
+            return Ok((written.object, written.extra));
         }
-        let mut object = current.clone();
-        if let Some(f) = gc_finalizer {
-            lifecycle::add_finalizer(&mut object, f);
-        }
-        lifecycle::mark_deleted(&mut object);
-        Ok((Next::Put(object), false))
-    })
-    .await?;
-    Ok((written.object, written.extra))
+    }
+}
+
+/// The admission of a delete (or of a deletecollection's deletes) of `ctx`'s resource.
+pub fn delete_admission<'a>(
+    state: &'a AppState,
+    call: &'a Call,
+    ctx: &'a Target,
+    options: &'a DeleteOptions,
+) -> Admitting<'a> {
+    let subresource = call.info.subresource.as_str();
+    let admission_options = Options::Delete(options);
+    let operation = Operation::Delete;
+    Admitting::new(
+        state,
+        ctx,
+        &call.user,
+        operation,
+        subresource,
+        admission_options,
+        options.dry_run,
+    )
 }
 
 /// DeleteOptions from the query and an optional JSON body (delete and deletecollection).
@@ -192,9 +231,17 @@ pub async fn delete(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
     // kube negotiates before deleting: an Accept it cannot serve deletes nothing.
     let representation = negotiate(call.header("accept"), NegotiationTarget::Object)?;
     let options = delete_options(call)?;
-    let (object, removed) = delete_one(state, ctx, &ctx.name, &options).await?;
+    let admitting = delete_admission(state, call, ctx, &options);
+    let mut warnings = Vec::new();
+    let admission = (&admitting, ctx.name.as_str());
+    let deleted = delete_one(state, ctx, &ctx.name, &options, admission, &mut warnings).await;
+    let (object, removed) = match deleted {
+        Ok(deleted) => deleted,
+        Err(e) => return Ok(Reply::Error(e).with_warnings(warnings)),
+    };
     if !removed {
-        return render_object(call, ctx, StatusCode::OK, object);
+        let reply = render_object(call, ctx, StatusCode::OK, object);
+        return Ok(crate::handlers::write::with_warnings(reply, warnings));
     }
     // Removed at once: kube answers a Success Status naming the object, never converted.
     let status = json!({
@@ -202,5 +249,6 @@ pub async fn delete(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
         "details": {"name": obj::name(&object), "group": ctx.resource.group,
                     "kind": ctx.resource.plural, "uid": obj::uid(&object)},
     });
-    Ok(Reply::ok(status, representation.encoding()).with_warning(ctx.deprecation_warning()))
+    let reply = Reply::ok(status, representation.encoding()).with_warnings(warnings);
+    Ok(reply.with_warning(ctx.deprecation_warning()))
 }

@@ -6,12 +6,13 @@ use std::sync::Arc;
 use http::StatusCode;
 use serde_json::{Value, json};
 
-use crate::admission::Operation;
+use crate::admission::{Operation, Options};
 use crate::error::{ApiError, ErrorType, FieldError};
 use crate::handlers::context::{Target, conflict};
 use crate::handlers::object::render_object;
+use crate::handlers::strategy::admit::Admitting;
 use crate::handlers::strategy::change::{Change, check_patched, decode_patch};
-use crate::handlers::strategy::guaranteed::{Next, guaranteed_update};
+use crate::handlers::strategy::guaranteed::{Attempts, Next};
 use crate::handlers::strategy::managed::{Scope, manager_name, record_update};
 use crate::handlers::{AppState, Call, Reply, strategy::checks};
 use crate::meta::lifecycle::{self, WriteTarget};
@@ -197,9 +198,12 @@ fn patch_problems(
     }
 }
 
-/// Derives the new object from the current one in the one write loop; the last finalizer
-/// removed from a deleted object deletes it. The patch's field warnings and the rules'
-/// ratcheting warnings are added to `warnings`, also when the write fails.
+/// Derives the new object from the current one in the one write loop, as kube's store
+/// runs an update: the changed object (the patch or replacement, with the request's
+/// manager recorded), admission's mutating phase, the resourceVersion precondition, the
+/// update rules and validation, then admission's validating phase. The last finalizer
+/// removed from a deleted object deletes it. The patch's field warnings, the rules'
+/// ratcheting warnings and admission's are added to `warnings`, also when the write fails.
 async fn apply_change(
     state: &AppState,
     call: &Call,
@@ -210,47 +214,82 @@ async fn apply_change(
     warnings: &mut Vec<String>,
 ) -> Result<Value, ApiError> {
     let subresource = call.info.subresource.as_str();
-    let attributes = ctx.attributes(Operation::Update, &ctx.name, subresource, options.dry_run);
-    let admitted = Some(&attributes);
-    // Each attempt's warnings are kept (as kube's recorder keeps them across retries).
-    let written = guaranteed_update(
+    let admitting = Admitting::new(
         state,
         ctx,
-        &ctx.name,
+        &call.user,
+        Operation::Update,
+        subresource,
+        Options::Update(options),
         options.dry_run,
-        admitted,
-        |current| {
-            // A PUT body's uid is the storage precondition, checked before anything else.
-            if let Change::Replace(body) = &change
-                && let Some(detail) = lifecycle::uid_precondition_failure(body, current)
-            {
-                return Err(ctx.precondition_failed(state, &ctx.name, &detail));
-            }
-            let new = next_object(
-                call,
-                ctx,
-                options,
-                &change,
-                current,
-                patch_problems.clone(),
-                warnings,
-            )?;
-            let next = if obj::is_being_deleted(&new) && obj::finalizers(&new).is_empty() {
-                Next::Delete(new)
-            } else {
-                Next::Put(new)
-            };
-            Ok((next, ()))
-        },
-    )
-    .await?;
-    Ok(written.object)
+    );
+    let name = ctx.name.as_str();
+    let mut attempts = Attempts::begin(state, ctx, name, options.dry_run).await?;
+    // Each attempt's warnings are kept (as kube's recorder keeps them across retries).
+    loop {
+        let attempt = Attempt {
+            call,
+            ctx,
+            options,
+            change: &change,
+            patch_problems: &patch_problems,
+        };
+        let outcome = attempt
+            .run(state, &admitting, attempts.current(), warnings)
+            .await;
+        if let Some(written) = attempts.conclude(outcome).await? {
+            return Ok(written.object);
+        }
+    }
 }
 
-/// The object an update or patch would store, checked as kube checks it: type meta and
-/// name, decode-time pruning and defaulting of a patched document, the resourceVersion
-/// precondition, metadata rules and schema validation ratcheted against `current`.
-fn next_object(
+/// One attempt of an update or patch on the current object.
+struct Attempt<'a> {
+    call: &'a Call,
+    ctx: &'a Target,
+    options: &'a WriteOptions,
+    change: &'a Change,
+    patch_problems: &'a [String],
+}
+
+impl Attempt<'_> {
+    async fn run(
+        &self,
+        state: &AppState,
+        admitting: &Admitting<'_>,
+        current: &Value,
+        warnings: &mut Vec<String>,
+    ) -> Result<(Next, ()), ApiError> {
+        let (call, ctx, change) = (self.call, self.ctx, self.change);
+        let name = ctx.name.as_str();
+        // A PUT body's uid is the storage precondition, checked before anything else.
+        if let Change::Replace(body) = change
+            && let Some(detail) = lifecycle::uid_precondition_failure(body, current)
+        {
+            return Err(ctx.precondition_failed(state, name, &detail));
+        }
+        let problems = self.patch_problems.to_vec();
+        let mut new = changed_object(call, ctx, self.options, change, current, problems, warnings)?;
+        admitting
+            .mutate(name, Some(&mut new), Some(current), warnings)
+            .await?;
+        let new = checked_update(call, ctx, change, new, current, warnings)?;
+        admitting
+            .validate(name, Some(&new), Some(current), warnings)
+            .await?;
+        let next = if obj::is_being_deleted(&new) && obj::finalizers(&new).is_empty() {
+            Next::Delete(new)
+        } else {
+            Next::Put(new)
+        };
+        Ok((next, ()))
+    }
+}
+
+/// The object an update or patch asks for: the replacement, or the patch applied to
+/// `current` and decoded as kube decodes a patched document (type meta and name checked,
+/// pruned and defaulted), with the request's manager recorded in managedFields.
+fn changed_object(
     call: &Call,
     ctx: &Target,
     options: &WriteOptions,
@@ -259,10 +298,9 @@ fn next_object(
     patch_problems: Vec<String>,
     warnings: &mut Vec<String>,
 ) -> Result<Value, ApiError> {
-    let name = ctx.name.as_str();
     let mut new = change.apply(current, call.deadline)?;
+    let status = call.info.subresource == Subresource::Status;
     if matches!(change, Change::Patch(..)) {
-        let status = call.info.subresource == Subresource::Status;
         check_patched(ctx, &new, current, status, warnings)?;
         check_name(ctx, &new)?;
         check_namespace(ctx, &new)?;
@@ -270,6 +308,35 @@ fn next_object(
             checks::coerce_patched(&mut new, ctx, patch_problems, options.field_validation)?;
         warnings.extend(found);
     }
+    let manager = manager_name(call, options);
+    let scope = if status { Scope::Status } else { Scope::Main };
+    record_update(ctx, scope, Some(current), &mut new, &manager);
+    Ok(new)
+}
+
+/// kube's status strategy: the stored object with `.status` from `new`, keeping the
+/// managedFields this write recorded.
+pub fn prepare_status_update(new: &Value, current: &Value) -> Value {
+    let managed = obj::metadata(new)
+        .and_then(|m| m.get("managedFields"))
+        .cloned();
+    let mut prepared = lifecycle::prepare_status_update(new, current);
+    obj::set_meta(&mut prepared, "managedFields", managed);
+    prepared
+}
+
+/// The admitted object checked as kube's store checks an update: the resourceVersion
+/// precondition, then the metadata rules and schema validation ratcheted against
+/// `current` (the `/status` rules for a status write).
+fn checked_update(
+    call: &Call,
+    ctx: &Target,
+    change: &Change,
+    mut new: Value,
+    current: &Value,
+    warnings: &mut Vec<String>,
+) -> Result<Value, ApiError> {
+    let name = ctx.name.as_str();
     let requested_rv = obj::resource_version(&new);
     if requested_rv.is_empty() && matches!(change, Change::Replace(_)) {
         // Custom resources do not allow unconditional updates; kube's store names the
@@ -289,13 +356,10 @@ fn next_object(
     if !requested_rv.is_empty() && requested_rv != obj::resource_version(current) {
         return Err(conflict(&ctx.group_resource(), name));
     }
-    let manager = manager_name(call, options);
     let causes = if call.info.subresource == Subresource::Status {
-        new = lifecycle::prepare_status_update(&new, current);
-        record_update(ctx, Scope::Status, Some(current), &mut new, &manager);
+        new = prepare_status_update(&new, current);
         checks::validate_status(ctx, &new, current, warnings)
     } else {
-        record_update(ctx, Scope::Main, Some(current), &mut new, &manager);
         let meta_errors = lifecycle::prepare_update(&mut new, current, &write_target(ctx)).err();
         let meta_errors = meta_errors.unwrap_or_default();
         checks::validate(ctx, &new, Some(current), meta_errors, warnings)

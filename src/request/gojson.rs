@@ -2,6 +2,7 @@
 //! which words (syntax errors of two Go decoders, `json: cannot unmarshal …` type errors),
 //! the apiVersion/kind sniffing of kube's serializer, and apiserver's body summary.
 
+pub mod jsonpatch;
 mod members;
 mod patched;
 pub mod patchops;

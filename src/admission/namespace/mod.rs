@@ -73,7 +73,11 @@ impl NamespaceLifecycle {
     /// The plugin's `Admit`: `Ok` when unchecked (no cluster) or admitted. The common
     /// write pays one map lookup: only a namespace the cache cannot admit at once (missing,
     /// terminating, or no list yet) waits, looks again or asks the cluster.
-    pub async fn admit(&self, attributes: &Attributes<'_>) -> Result<(), ApiError> {
+    pub async fn admit(
+        &self,
+        attributes: &Attributes<'_>,
+        object: Option<&serde_json::Value>,
+    ) -> Result<(), ApiError> {
         let Some(followed) = self.followed() else {
             return Ok(());
         };
@@ -84,7 +88,7 @@ impl NamespaceLifecycle {
         followed
             .admit(op, namespace)
             .await
-            .map_err(|refusal| refusal::refused(refusal, attributes))
+            .map_err(|refusal| refusal::refused(refusal, attributes, object))
     }
 }
 

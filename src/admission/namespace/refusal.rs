@@ -6,9 +6,13 @@ use crate::admission::Attributes;
 use crate::error::{ApiError, GroupResource};
 
 /// A refusal as kube's admission words it for the write `attributes` describe.
-pub fn refused(refusal: Refusal, attributes: &Attributes<'_>) -> ApiError {
+pub fn refused(
+    refusal: Refusal,
+    attributes: &Attributes<'_>,
+    object: Option<&serde_json::Value>,
+) -> ApiError {
     let resource = GroupResource::new(attributes.group, attributes.resource);
-    let (name, namespace) = (attributes.name, attributes.namespace);
+    let (name, namespace) = (attributes.shown_name(object), attributes.namespace);
     match refusal {
         Refusal::NotReady => ApiError::Forbidden {
             message: format!(
@@ -34,21 +38,34 @@ pub fn refused(refusal: Refusal, attributes: &Attributes<'_>) -> ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::admission::Operation;
+    use crate::admission::{Kind, Operation, Options, Recorder};
+    use crate::request::user::UserInfo;
     use serde_json::Value;
 
     fn status(refusal: Refusal) -> Value {
         let crontabs = GroupResource::new("stable.example.com", "crontabs");
+        let (user, recorder) = (UserInfo::anonymous(), Recorder::default());
         let attributes = Attributes {
             operation: Operation::Create,
             namespace: "doomed",
             name: "c1",
             group: &crontabs.group,
             resource: &crontabs.resource,
+            version: "v1",
+            kind: Kind {
+                group: &crontabs.group,
+                version: "v1",
+                kind: "CronTab",
+            },
             subresource: "",
             dry_run: false,
+            user: &user,
+            options: Options::None,
+            old_object: None,
+            served: None,
+            recorder: &recorder,
         };
-        refused(refusal, &attributes).to_status()
+        refused(refusal, &attributes, None).to_status()
     }
 
     #[test]

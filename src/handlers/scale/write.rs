@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::view::{self, INVALID_SPEC_REPLICAS};
-use crate::admission::Operation;
+use crate::admission::{Operation, Options};
 use crate::crd::catalog::ScalePaths;
 use crate::error::ApiError;
 use crate::fieldmanager::managed::{entries_of, set_entries};
@@ -15,8 +15,9 @@ use crate::fieldmanager::manager::{
 };
 use crate::fieldmanager::typed::{SCALE_API_VERSION, SCALE_KIND, ScaleConverter};
 use crate::handlers::context::{Target, conflict};
+use crate::handlers::strategy::admit::Admitting;
 use crate::handlers::strategy::change::Change;
-use crate::handlers::strategy::guaranteed::{Next, guaranteed_update};
+use crate::handlers::strategy::guaranteed::{Attempts, Next, Written};
 use crate::handlers::write::{invalid, write_target};
 use crate::handlers::{AppState, Call, Reply, strategy::checks};
 use crate::meta::lifecycle;
@@ -134,22 +135,36 @@ fn changed(old: &Value, write: &ScaleWrite) -> Result<Value, ApiError> {
     }
 }
 
-/// The object after the write: the Scale's replicas at the spec replicas path, the
-/// Scale's managers moved back onto the object's, the resourceVersion precondition.
-fn updated_object(
+/// The Scale before and after the request, as kube's `scaleUpdatedObjectInfo` shows the
+/// object's Scale to the request (with the object's managers as the Scale's).
+fn requested_scale(
     ctx: &Target,
     paths: &ScalePaths,
     current: &Value,
     write: &ScaleWrite,
-) -> Result<Value, ApiError> {
+) -> Result<(Value, Value), ApiError> {
     let parent_entries = entries_of(current).unwrap_or_default();
     let parent_gv = ctx.api_version();
     let handler = ScaleHandler::new(&parent_entries, &parent_gv, &ctx.resource.replicas_paths);
-    let internal = |e: String| ApiError::FieldManager(FmError::Internal(e));
     let mut old = view::old_scale(current, paths);
     set_entries(&mut old, &handler.to_subresource().map_err(internal)?);
     let scale = changed(&old, write)?;
-    let replicas = view::spec_replicas(&scale);
+    Ok((old, scale))
+}
+
+fn internal(e: String) -> ApiError {
+    ApiError::FieldManager(FmError::Internal(e))
+}
+
+/// The object after the (admitted) Scale: its replicas at the spec replicas path, the
+/// Scale's managers moved back onto the object's, the resourceVersion precondition.
+fn scaled_object(
+    ctx: &Target,
+    paths: &ScalePaths,
+    current: &Value,
+    scale: &Value,
+) -> Result<Value, ApiError> {
+    let replicas = view::spec_replicas(scale);
     if replicas == INVALID_SPEC_REPLICAS {
         return Err(ApiError::BadRequest(format!(
             "the spec replicas field {} cannot be empty",
@@ -158,11 +173,14 @@ fn updated_object(
     }
     let mut new = current.clone();
     view::set_path(&mut new, &paths.spec_replicas, Value::from(replicas));
-    let requested_rv = obj::resource_version(&scale);
+    let requested_rv = obj::resource_version(scale);
     if !requested_rv.is_empty() && requested_rv != obj::resource_version(current) {
         return Err(conflict(&ctx.group_resource(), &ctx.name));
     }
-    let scale_entries = entries_of(&scale).unwrap_or_default();
+    let parent_entries = entries_of(current).unwrap_or_default();
+    let parent_gv = ctx.api_version();
+    let handler = ScaleHandler::new(&parent_entries, &parent_gv, &ctx.resource.replicas_paths);
+    let scale_entries = entries_of(scale).unwrap_or_default();
     set_entries(
         &mut new,
         &handler.to_parent(&scale_entries).map_err(internal)?,
@@ -179,23 +197,21 @@ pub async fn write_scale(
     representation: Representation,
 ) -> Result<Reply, ApiError> {
     let paths = super::paths(ctx)?;
-    let name = ctx.name.as_str();
     // The object's update records its warnings (ratcheted rule failures) as any update.
     let mut warnings = Vec::new();
-    let attributes = ctx.attributes(Operation::Update, name, "scale", options.dry_run);
-    let admitted = Some(&attributes);
-    let written = guaranteed_update(state, ctx, name, options.dry_run, admitted, |current| {
-        let mut new = updated_object(ctx, paths, current, &write)?;
-        // The object is then checked as any update of it: metadata, its schema (ratcheted).
-        let meta_errors = lifecycle::prepare_update(&mut new, current, &write_target(ctx)).err();
-        let meta_errors = meta_errors.unwrap_or_default();
-        let causes = checks::validate(ctx, &new, Some(current), meta_errors, &mut warnings);
-        if !causes.is_empty() {
-            return Err(invalid(ctx, name, causes));
-        }
-        Ok((Next::Put(new), ()))
-    })
-    .await;
+    // Admission sees Scales (kube's scale REST admits the Scale and validates the Scales
+    // of the new and old objects).
+    let admitting = Admitting::new(
+        state,
+        ctx,
+        &call.user,
+        Operation::Update,
+        "scale",
+        Options::Update(options),
+        options.dry_run,
+    )
+    .with_kind("autoscaling", "v1", SCALE_KIND);
+    let written = scale_update(state, ctx, paths, &write, &admitting, &mut warnings).await;
     // Converted after the write, as kube transforms its result (a bad includeObject is a
     // 400 once the Scale is stored).
     let reply = written.and_then(|w| {
@@ -206,4 +222,47 @@ pub async fn write_scale(
         Ok(reply) => reply.with_warnings(warnings),
         Err(e) => Reply::Error(e).with_warnings(warnings),
     })
+}
+
+/// The `/scale` write in the one write loop: the requested Scale, admission's mutating
+/// phase on it, the object updated and validated, admission's validating phase on the
+/// Scales of the new and old objects.
+async fn scale_update(
+    state: &AppState,
+    ctx: &Target,
+    paths: &ScalePaths,
+    write: &ScaleWrite,
+    admitting: &Admitting<'_>,
+    warnings: &mut Vec<String>,
+) -> Result<Written<()>, ApiError> {
+    let (name, dry_run) = (ctx.name.as_str(), admitting.dry_run());
+    let mut attempts = Attempts::begin(state, ctx, name, dry_run).await?;
+    loop {
+        let current = attempts.current();
+        let outcome = async {
+            let (old_scale, mut scale) = requested_scale(ctx, paths, current, write)?;
+            admitting
+                .mutate(name, Some(&mut scale), Some(&old_scale), warnings)
+                .await?;
+            let mut new = scaled_object(ctx, paths, current, &scale)?;
+            // The object is then checked as any update of it: metadata, its schema (ratcheted).
+            let meta_errors =
+                lifecycle::prepare_update(&mut new, current, &write_target(ctx)).err();
+            let meta_errors = meta_errors.unwrap_or_default();
+            let causes = checks::validate(ctx, &new, Some(current), meta_errors, warnings);
+            if !causes.is_empty() {
+                return Err(invalid(ctx, name, causes));
+            }
+            let new_scale = view::scale_of(&new, paths).0;
+            let old_scale = view::scale_of(current, paths).0;
+            admitting
+                .validate(name, Some(&new_scale), Some(&old_scale), warnings)
+                .await?;
+            Ok((Next::Put(new), ()))
+        }
+        .await;
+        if let Some(written) = attempts.conclude(outcome).await? {
+            return Ok(written);
+        }
+    }
 }

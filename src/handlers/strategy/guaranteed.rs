@@ -11,12 +11,11 @@
 //! `origStateIsCurrent`).
 //!
 //! Update, patch, `/status`, `/scale`, delete (finalizers and deletionTimestamp) and
-//! deletecollection all write through [`guaranteed_update`]; create has no current object
+//! deletecollection all write through [`Attempts`]; create has no current object
 //! and writes through [`create`], which applies the same size limit.
 
 use serde_json::Value;
 
-use crate::admission::Attributes;
 use crate::error::ApiError;
 use crate::handlers::AppState;
 use crate::handlers::context::{Target, conflict};
@@ -43,44 +42,92 @@ pub struct Written<T> {
     pub extra: T,
 }
 
-/// Runs `try_update` on the current object until its result is stored (or is a no-op, a
-/// dry run, or an error). `try_update` checks every precondition itself (resourceVersion,
-/// uid): it is given the fresh object after each conflict, as kube's tryUpdate is.
+/// The attempts of one write, driven by the caller (kube's `GuaranteedUpdate`, with
+/// `tryUpdate` written inline by the caller):
 ///
-/// A write that is admitted (`admission`: an update, a patch, `/status`, `/scale`) runs
-/// the admission chain on each attempt, once the object was found: its mutating phase
-/// before `try_update` validates, its validating phase on `try_update`'s outcome.
-pub async fn guaranteed_update<T>(
-    state: &AppState,
-    ctx: &Target,
-    name: &str,
+/// ```text
+/// let mut attempts = Attempts::begin(state, ctx, name, dry_run).await?;
+/// let written = loop {
+///     let outcome = try_update(attempts.current()).await;
+///     if let Some(written) = attempts.conclude(outcome).await? { break written; }
+/// };
+/// ```
+///
+/// The caller's attempt checks every precondition itself (resourceVersion, uid) and runs
+/// the admission chain (kube's update transformers and `updateValidation`, a delete's
+/// `deleteValidation`); it is given the fresh object after each conflict, as kube's
+/// tryUpdate is, and a refusal judged on a cached object is judged again on the current
+/// one, as every refusal is.
+pub struct Attempts<'a> {
+    state: &'a AppState,
+    ctx: &'a Target,
+    name: &'a str,
     dry_run: bool,
-    admission: Option<&Attributes<'_>>,
-    mut try_update: impl FnMut(&Value) -> Result<(Next, T), ApiError>,
-) -> Result<Written<T>, ApiError> {
-    let key = ctx.key(state, name);
-    // A dry run has no compare-and-swap to find a stale object out, so it reads
-    // consistently, as kube's dry-run storage does.
-    let cached = match dry_run {
-        true => None,
-        false => state
-            .store
-            .get_not_older_than(&key, 0)
-            .await
-            .map_err(|e| ctx.storage_error(name, e))?,
-    };
-    // Values read straight from a backend are current; cached ones may not be.
-    let mut is_current = cached.as_ref().is_some_and(|kv| !kv.memo.is_shared());
-    let mut kv = match cached {
-        Some(kv) => kv,
-        None => {
-            is_current = true;
-            current(state, ctx, &key, name).await?
-        }
-    };
-    for _ in 0..MAX_ATTEMPTS {
-        let current_object = ctx.decode(&kv)?;
-        let outcome = admitted(state, admission, || try_update(&current_object)).await;
+    key: String,
+    kv: KeyValue,
+    /// The object `kv` holds, decoded.
+    current: Value,
+    /// Whether `kv` was read consistently (a backend's value), not from the cache.
+    is_current: bool,
+    made: usize,
+}
+
+impl<'a> Attempts<'a> {
+    /// Reads the object to change: from the watch cache when it has it, else (and always
+    /// on a dry run, which has no compare-and-swap to find a stale object out, as kube's
+    /// dry-run storage reads) consistently; 404 when absent.
+    pub async fn begin(
+        state: &'a AppState,
+        ctx: &'a Target,
+        name: &'a str,
+        dry_run: bool,
+    ) -> Result<Attempts<'a>, ApiError> {
+        let key = ctx.key(state, name);
+        let cached = match dry_run {
+            true => None,
+            false => state
+                .store
+                .get_not_older_than(&key, 0)
+                .await
+                .map_err(|e| ctx.storage_error(name, e))?,
+        };
+        // Values read straight from a backend are current; cached ones may not be.
+        let (kv, is_current) = match cached {
+            Some(kv) => {
+                let shared = kv.memo.is_shared();
+                (kv, !shared)
+            }
+            None => (current(state, ctx, &key, name).await?, true),
+        };
+        let current = ctx.decode(&kv)?;
+        Ok(Attempts {
+            state,
+            ctx,
+            name,
+            dry_run,
+            key,
+            kv,
+            current,
+            is_current,
+            made: 0,
+        })
+    }
+
+    /// The object this attempt changes.
+    pub fn current(&self) -> &Value {
+        &self.current
+    }
+
+    /// Concludes one attempt with the caller's `outcome` on [`Attempts::current`]: the
+    /// written object, or `None` when the caller must try again on the new current
+    /// object (a conflict, or a refusal or no-op judged on a cached object); 409 after
+    /// [`MAX_ATTEMPTS`].
+    pub async fn conclude<T>(
+        &mut self,
+        outcome: Result<(Next, T), ApiError>,
+    ) -> Result<Option<Written<T>>, ApiError> {
+        let (state, ctx, name) = (self.state, self.ctx, self.name);
+        self.made += 1;
         // The bytes a put would store, encoded once for the checks and the write.
         let encoded = match &outcome {
             Ok((Next::Put(new), _)) => Some(ctx.encode(new)?),
@@ -88,23 +135,21 @@ pub async fn guaranteed_update<T>(
         };
         // A refusal (the size limit's too) or a no-op judged on a cached object is judged
         // again on the current one.
-        let settled = !is_current
+        let settled = !self.is_current
             && match &outcome {
                 Err(_) | Ok((Next::Keep, _)) => true,
                 Ok((Next::Put(_), _)) => encoded
                     .as_ref()
-                    .is_some_and(|b| *b == kv.value || check_size(state, b.len()).is_err()),
+                    .is_some_and(|b| *b == self.kv.value || check_size(state, b.len()).is_err()),
                 Ok((Next::Delete(_), _)) => false,
             };
         if settled {
-            kv = current(state, ctx, &key, name).await?;
-            is_current = true;
-            continue;
+            let kv = current(state, ctx, &self.key, name).await?;
+            return self.again(kv).map(|()| None);
         }
         let (next, extra) = outcome?;
-        let current = current_object;
-        let written = |object| Written { object, extra };
-        let result = match next {
+        let written = |object| Some(Written { object, extra });
+        let failed = match next {
             Next::Put(mut new) => {
                 let bytes = match encoded {
                     Some(bytes) => bytes,
@@ -112,14 +157,18 @@ pub async fn guaranteed_update<T>(
                 };
                 // Compared with the stored bytes, as kube's storage does: writing back an
                 // object whose defaults were only applied on read persists them.
-                if bytes == kv.value {
-                    return Ok(written(current));
+                if bytes == self.kv.value {
+                    return Ok(written(std::mem::take(&mut self.current)));
                 }
                 check_size(state, bytes.len())?;
-                if dry_run {
+                if self.dry_run {
                     return Ok(written(new));
                 }
-                match state.store.update(&key, bytes, kv.mod_revision).await {
+                match state
+                    .store
+                    .update(&self.key, bytes, self.kv.mod_revision)
+                    .await
+                {
                     Ok(revision) => {
                         ctx.present(&mut new, revision);
                         return Ok(written(new));
@@ -127,38 +176,31 @@ pub async fn guaranteed_update<T>(
                     Err(e) => e,
                 }
             }
-            Next::Keep => return Ok(written(current)),
+            Next::Keep => return Ok(written(std::mem::take(&mut self.current))),
             Next::Delete(object) => {
-                if dry_run {
+                if self.dry_run {
                     return Ok(written(object));
                 }
-                match state.store.delete(&key, kv.mod_revision).await {
+                match state.store.delete(&self.key, self.kv.mod_revision).await {
                     Ok(_) => return Ok(written(object)),
                     Err(e) => e,
                 }
             }
         };
-        kv = fresh_after(ctx, name, result)?;
-        is_current = true;
+        let kv = fresh_after(ctx, name, failed)?;
+        self.again(kv).map(|()| None)
     }
-    Err(conflict(&ctx.group_resource(), name))
-}
 
-/// One attempt's outcome: admission's mutating phase, `try_update`, then admission's
-/// validating phase on what it decided (a refusal of either is the outcome, judged again
-/// on the current object when this one came from the cache, as `try_update`'s are).
-async fn admitted<T>(
-    state: &AppState,
-    admission: Option<&Attributes<'_>>,
-    try_update: impl FnOnce() -> Result<(Next, T), ApiError>,
-) -> Result<(Next, T), ApiError> {
-    let Some(attributes) = admission else {
-        return try_update();
-    };
-    state.admission.admit(attributes).await?;
-    let decided = try_update()?;
-    state.admission.validate(attributes).await?;
-    Ok(decided)
+    /// Another attempt on `kv`, read consistently; 409 when the attempts are used up.
+    fn again(&mut self, kv: KeyValue) -> Result<(), ApiError> {
+        if self.made >= MAX_ATTEMPTS {
+            return Err(conflict(&self.ctx.group_resource(), self.name));
+        }
+        self.current = self.ctx.decode(&kv)?;
+        self.kv = kv;
+        self.is_current = true;
+        Ok(())
+    }
 }
 
 /// The key's current value, read consistently; 404 when absent.

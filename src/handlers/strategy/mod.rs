@@ -3,6 +3,7 @@
 //! request's manager recorded in managedFields ([`managed`]), the admission chain and
 //! the schema's validation, then the one write loop ([`guaranteed`]).
 
+pub mod admit;
 pub mod change;
 pub mod checks;
 pub mod guaranteed;

@@ -136,6 +136,8 @@ pub struct DeleteOptions {
     pub preconditions: Preconditions,
     pub dry_run: bool,
     pub propagation: Propagation,
+    /// `propagationPolicy` as the client sent it (admission shows the options as sent).
+    pub propagation_policy: Option<String>,
 }
 
 impl DeleteOptions {
@@ -149,6 +151,7 @@ impl DeleteOptions {
         Ok(DeleteOptions {
             propagation: decoded.propagation(),
             dry_run: !decoded.dry_run.is_empty(),
+            propagation_policy: decoded.propagation_policy.clone(),
             preconditions: decoded.preconditions,
         })
     }

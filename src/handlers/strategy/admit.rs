@@ -1,0 +1,137 @@
+//! The write path's calls into the admission chain, where kube's handlers and store make
+//! them: the mutating phase on the object about to be validated (a create's decoded
+//! object; an update's or patch's new object on each attempt, with the stored one as the
+//! old object; nothing on a delete), the validating phase after validation, and the
+//! warnings the plugins recorded added to the request's.
+
+use serde_json::Value;
+
+use crate::admission::{Attributes, Kind, Operation, Options, Recorder};
+use crate::error::ApiError;
+use crate::handlers::AppState;
+use crate::handlers::context::Target;
+use crate::request::user::UserInfo;
+
+/// One request's admission: what every phase is told, and its recorder.
+pub struct Admitting<'a> {
+    state: &'a AppState,
+    ctx: &'a Target,
+    user: &'a UserInfo,
+    operation: Operation,
+    subresource: &'a str,
+    options: Options<'a>,
+    dry_run: bool,
+    /// The admitted object's kind when it is not the resource's (a `/scale` write's Scale).
+    kind: Option<Kind<'static>>,
+    recorder: Recorder,
+}
+
+impl<'a> Admitting<'a> {
+    pub fn new(
+        state: &'a AppState,
+        ctx: &'a Target,
+        user: &'a UserInfo,
+        operation: Operation,
+        subresource: &'a str,
+        options: Options<'a>,
+        dry_run: bool,
+    ) -> Self {
+        Admitting {
+            state,
+            ctx,
+            user,
+            operation,
+            subresource,
+            options,
+            dry_run,
+            kind: None,
+            recorder: Recorder::default(),
+        }
+    }
+
+    /// Admission of objects of another kind than the resource's (a `/scale` write's Scale).
+    pub fn with_kind(self, group: &'static str, version: &'static str, kind: &'static str) -> Self {
+        Admitting {
+            kind: Some(Kind {
+                group,
+                version,
+                kind,
+            }),
+            ..self
+        }
+    }
+
+    pub fn operation(&self) -> Operation {
+        self.operation
+    }
+
+    pub fn dry_run(&self) -> bool {
+        self.dry_run
+    }
+
+    /// The same request's admission for another operation with its options (an apply
+    /// that creates: kube's `patchToCreateOptions`).
+    pub fn as_operation(&self, operation: Operation, options: Options<'a>) -> Admitting<'a> {
+        Admitting {
+            operation,
+            options,
+            recorder: Recorder::default(),
+            ..*self
+        }
+    }
+
+    /// What the plugins are told about a write of `name` (empty for a create by
+    /// `generateName`) over `old`.
+    pub fn attributes<'b>(&'b self, name: &'b str, old: Option<&'b Value>) -> Attributes<'b> {
+        let ctx = self.ctx;
+        Attributes {
+            operation: self.operation,
+            namespace: ctx.namespace.as_deref().unwrap_or_default(),
+            name,
+            group: &ctx.resource.group,
+            resource: &ctx.resource.plural,
+            version: &ctx.version().name,
+            kind: self.kind.unwrap_or(Kind {
+                group: &ctx.resource.group,
+                version: &ctx.version().name,
+                kind: &ctx.resource.kind,
+            }),
+            subresource: self.subresource,
+            dry_run: self.dry_run,
+            user: self.user,
+            options: self.options,
+            old_object: old,
+            served: Some(&ctx.resource),
+            recorder: &self.recorder,
+        }
+    }
+
+    /// The mutating phase on `object` (absent on a delete) over `old`; the plugins'
+    /// warnings go to `warnings`, a refusal's too.
+    pub async fn mutate(
+        &self,
+        name: &str,
+        object: Option<&mut Value>,
+        old: Option<&Value>,
+        warnings: &mut Vec<String>,
+    ) -> Result<(), ApiError> {
+        let attributes = self.attributes(name, old);
+        let result = self.state.admission.admit(&attributes, object).await;
+        warnings.extend(self.recorder.take_warnings());
+        result
+    }
+
+    /// The validating phase on `object` (absent on a delete) over `old`.
+    pub async fn validate(
+        &self,
+        name: &str,
+        object: Option<&Value>,
+        old: Option<&Value>,
+        warnings: &mut Vec<String>,
+    ) -> Result<(), ApiError> {
+        let attributes = self.attributes(name, old);
+        let result = self.state.admission.validate(&attributes, object).await;
+        warnings.extend(self.recorder.take_warnings());
+        result
+    }
+}
