@@ -100,7 +100,9 @@ pub fn pick_version(accepted: &[String]) -> Result<ReviewVersion, String> {
             "v1beta1" => Some(ReviewVersion::V1beta1),
             _ => None,
         })
-        .ok_or_else(|| "webhook does not accept known AdmissionReview versions (v1, v1beta1)".into())
+        .ok_or_else(|| {
+            "webhook does not accept known AdmissionReview versions (v1, v1beta1)".into()
+        })
 }
 
 /// `response.status` of a webhook's answer (`metav1.Status`), as it was sent.

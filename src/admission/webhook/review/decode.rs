@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use base64::Engine;
 use serde_json::{Map, Value};
 
-use super::{Phase, ResultStatus, Response, ReviewVersion};
+use super::{Phase, Response, ResultStatus, ReviewVersion};
 use crate::gofmt::quote;
 use crate::request::body::decode_yaml_value;
 use crate::request::gojson::{self, Flavor, GoType, ParseError};
@@ -67,7 +67,9 @@ fn sniff(body: &[u8]) -> Result<(Value, String), String> {
             ParseError::Syntax(text) | ParseError::Other(text) => {
                 format!("couldn't get version/kind; json parse error: {text}")
             }
-            ParseError::TooDeep => "couldn't get version/kind; json parse error: exceeded max depth".into(),
+            ParseError::TooDeep => {
+                "couldn't get version/kind; json parse error: exceeded max depth".into()
+            }
         })?
     } else {
         decode_yaml_value(body, false)
@@ -122,7 +124,10 @@ fn not_the_review(actual: &(&str, &str, String), sent: ReviewVersion, body: &[u8
         g => format!("{g}/{version}"),
     };
     if version.is_empty() {
-        return format!("Object 'apiVersion' is missing in '{}'", String::from_utf8_lossy(body));
+        return format!(
+            "Object 'apiVersion' is missing in '{}'",
+            String::from_utf8_lossy(body)
+        );
     }
     let registered = match (*group, *version, kind.as_str()) {
         (GROUP, v @ ("v1" | "v1beta1"), KIND | "WatchEvent") => Some(format!("{v}.{kind}")),
@@ -176,7 +181,8 @@ fn base64_bytes(text: &str) -> Result<Vec<u8>, String> {
         .decode(clean.as_bytes())
         .map_err(|e| {
             let at = match e {
-                base64::DecodeError::InvalidByte(at, _) | base64::DecodeError::InvalidLastSymbol(at, _) => at,
+                base64::DecodeError::InvalidByte(at, _)
+                | base64::DecodeError::InvalidLastSymbol(at, _) => at,
                 _ => clean.len().saturating_sub(clean.len() % 4),
             };
             format!("illegal base64 data at input byte {at}")
@@ -193,7 +199,12 @@ fn verify(
     let Some(response) = response(review) else {
         return Err("webhook response was absent".into());
     };
-    let text = |name: &str| response.get(name).and_then(Value::as_str).unwrap_or_default();
+    let text = |name: &str| {
+        response
+            .get(name)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    };
     let patch = match patch_text(review) {
         Some(t) => base64_bytes(t)?,
         None => Vec::new(),
@@ -203,7 +214,11 @@ fn verify(
         ReviewVersion::V1 => {
             let got_uid = text("uid");
             if got_uid != uid {
-                return Err(format!("expected response.uid={}, got {}", quote(uid), quote(got_uid)));
+                return Err(format!(
+                    "expected response.uid={}, got {}",
+                    quote(uid),
+                    quote(got_uid)
+                ));
             }
             check_kind(review, version)?;
             v1_patch(phase, patch, patch_type)?
@@ -214,8 +229,14 @@ fn verify(
         },
     };
     Ok(Response {
-        allowed: response.get("allowed").and_then(Value::as_bool).unwrap_or(false),
-        result: response.get("status").and_then(Value::as_object).map(status),
+        allowed: response
+            .get("allowed")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        result: response
+            .get("status")
+            .and_then(Value::as_object)
+            .map(status),
         patch,
         patch_type,
         warnings: strings(response.get("warnings")),
@@ -257,7 +278,9 @@ fn v1_patch(
         )),
         (Phase::Mutating, false, Some(t)) => Ok((Some(patch), t.to_string())),
         (Phase::Mutating, true, None) => Ok((None, String::new())),
-        (Phase::Validating, false, _) => Err("validating webhook may not return response.patch".into()),
+        (Phase::Validating, false, _) => {
+            Err("validating webhook may not return response.patch".into())
+        }
         (Phase::Validating, true, Some(_)) => {
             Err("validating webhook may not return response.patchType".into())
         }
@@ -266,7 +289,12 @@ fn v1_patch(
 }
 
 fn status(map: &Map<String, Value>) -> ResultStatus {
-    let text = |name: &str| map.get(name).and_then(Value::as_str).unwrap_or_default().to_string();
+    let text = |name: &str| {
+        map.get(name)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
     ResultStatus {
         status: text("status"),
         code: map
@@ -325,8 +353,14 @@ const RESPONSE_FIELDS: &[(&str, GoType)] = &[
     ("status", STATUS),
     ("patch", GoType::Str("[]uint8")),
     ("patchType", GoType::Str("v1.PatchType")),
-    ("auditAnnotations", GoType::Map("map[string]string", &GoType::Str("string"))),
-    ("warnings", GoType::Slice("[]string", &GoType::Str("string"))),
+    (
+        "auditAnnotations",
+        GoType::Map("map[string]string", &GoType::Str("string")),
+    ),
+    (
+        "warnings",
+        GoType::Slice("[]string", &GoType::Str("string")),
+    ),
 ];
 
 const V1_REVIEW: GoType = GoType::Struct(
@@ -335,7 +369,10 @@ const V1_REVIEW: GoType = GoType::Struct(
     &[
         ("kind", GoType::Str("string")),
         ("apiVersion", GoType::Str("string")),
-        ("response", GoType::Struct("AdmissionResponse", "v1.AdmissionResponse", RESPONSE_FIELDS)),
+        (
+            "response",
+            GoType::Struct("AdmissionResponse", "v1.AdmissionResponse", RESPONSE_FIELDS),
+        ),
     ],
 );
 
@@ -347,7 +384,11 @@ const V1BETA1_REVIEW: GoType = GoType::Struct(
         ("apiVersion", GoType::Str("string")),
         (
             "response",
-            GoType::Struct("AdmissionResponse", "v1beta1.AdmissionResponse", RESPONSE_FIELDS),
+            GoType::Struct(
+                "AdmissionResponse",
+                "v1beta1.AdmissionResponse",
+                RESPONSE_FIELDS,
+            ),
         ),
     ],
 );

@@ -28,7 +28,11 @@ pub fn encode(version: ReviewVersion, request: &Request) -> Vec<u8> {
     field(&mut out, "userInfo", &user_info(request.user));
     field(&mut out, "object", &raw(request.object));
     field(&mut out, "oldObject", &raw(request.old_object));
-    field(&mut out, "dryRun", if request.dry_run { "true" } else { "false" });
+    field(
+        &mut out,
+        "dryRun",
+        if request.dry_run { "true" } else { "false" },
+    );
     field(&mut out, "options", &raw(request.options));
     out.push_str("}}");
     out.into_bytes()

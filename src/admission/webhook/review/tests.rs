@@ -18,11 +18,21 @@ fn pick_version_first_known_else_kube_error() {
     let cases: &[(&[&str], Result<ReviewVersion, &str>)] = &[
         (&["v1", "v1beta1"], Ok(ReviewVersion::V1)),
         (&["v2", "v1beta1", "v1"], Ok(ReviewVersion::V1beta1)),
-        (&["v3"], Err("webhook does not accept known AdmissionReview versions (v1, v1beta1)")),
-        (&[], Err("webhook does not accept known AdmissionReview versions (v1, v1beta1)")),
+        (
+            &["v3"],
+            Err("webhook does not accept known AdmissionReview versions (v1, v1beta1)"),
+        ),
+        (
+            &[],
+            Err("webhook does not accept known AdmissionReview versions (v1, v1beta1)"),
+        ),
     ];
     for (accepted, want) in cases {
-        assert_eq!(pick_version(&s(accepted)), want.map_err(str::to_string), "{accepted:?}");
+        assert_eq!(
+            pick_version(&s(accepted)),
+            want.map_err(str::to_string),
+            "{accepted:?}"
+        );
     }
 }
 
@@ -33,11 +43,27 @@ fn encode_every_request_field_in_kube_order() {
     let options = json!({"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1"});
     let request = Request {
         uid: "0-1",
-        kind: Gvk { group: "example.com", version: "v1", kind: "Widget" },
-        resource: Gvr { group: "example.com", version: "v1", resource: "widgets" },
+        kind: Gvk {
+            group: "example.com",
+            version: "v1",
+            kind: "Widget",
+        },
+        resource: Gvr {
+            group: "example.com",
+            version: "v1",
+            resource: "widgets",
+        },
         sub_resource: "",
-        request_kind: Gvk { group: "example.com", version: "v2", kind: "Widget" },
-        request_resource: Gvr { group: "example.com", version: "v2", resource: "widgets" },
+        request_kind: Gvk {
+            group: "example.com",
+            version: "v2",
+            kind: "Widget",
+        },
+        request_resource: Gvr {
+            group: "example.com",
+            version: "v2",
+            resource: "widgets",
+        },
         request_sub_resource: "status",
         name: "w",
         namespace: "ns",
@@ -63,7 +89,9 @@ fn encode_every_request_field_in_kube_order() {
     );
     assert_eq!(body, want);
     let beta = String::from_utf8(encode(ReviewVersion::V1beta1, &request)).unwrap();
-    assert!(beta.starts_with(r#"{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1beta1","#));
+    assert!(
+        beta.starts_with(r#"{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1beta1","#)
+    );
     assert_eq!(beta.replace("v1beta1", "v1"), body.replace("v1beta1", "v1"));
 }
 
@@ -87,11 +115,17 @@ fn encode_empty_user_and_absent_objects_omitted_or_null() {
         dry_run: false,
         options: None,
     };
-    let value: serde_json::Value = serde_json::from_slice(&encode(ReviewVersion::V1, &request)).unwrap();
+    let value: serde_json::Value =
+        serde_json::from_slice(&encode(ReviewVersion::V1, &request)).unwrap();
     let r = &value["request"];
     assert_eq!(r["userInfo"], json!({}));
-    assert!(r.get("name").is_none() && r.get("namespace").is_none() && r.get("subResource").is_none());
-    assert_eq!((&r["object"], &r["oldObject"], &r["options"], &r["dryRun"]), (&json!(null), &json!(null), &json!(null), &json!(false)));
+    assert!(
+        r.get("name").is_none() && r.get("namespace").is_none() && r.get("subResource").is_none()
+    );
+    assert_eq!(
+        (&r["object"], &r["oldObject"], &r["options"], &r["dryRun"]),
+        (&json!(null), &json!(null), &json!(null), &json!(false))
+    );
 }
 
 const PATCH: &str = "W3sib3AiOiJhZGQiLCJwYXRoIjoiL2EiLCJ2YWx1ZSI6MX1d"; // [{"op":"add","path":"/a","value":1}]
@@ -110,18 +144,29 @@ fn decode_valid_answers_read_every_field() {
     let got = decode(ReviewVersion::V1, Phase::Validating, "x", &body).unwrap();
     assert!(!got.allowed);
     let result = got.result.unwrap();
-    assert_eq!((result.code, result.reason.as_str(), result.message.as_str()), (403, "Forbidden", "no"));
+    assert_eq!(
+        (result.code, result.reason.as_str(), result.message.as_str()),
+        (403, "Forbidden", "no")
+    );
     assert_eq!(result.details, Some(json!({"name": "w"})));
     assert_eq!(got.warnings, vec!["w1", "w2"]);
-    assert_eq!(got.audit_annotations.get("k").map(String::as_str), Some("v"));
+    assert_eq!(
+        got.audit_annotations.get("k").map(String::as_str),
+        Some("v")
+    );
 
     let body = v1(json!({"uid": "x", "allowed": true, "patch": PATCH, "patchType": "JSONPatch"}));
     let got = decode(ReviewVersion::V1, Phase::Mutating, "x", &body).unwrap();
-    assert_eq!(got.patch.as_deref(), Some(br#"[{"op":"add","path":"/a","value":1}]"#.as_slice()));
+    assert_eq!(
+        got.patch.as_deref(),
+        Some(br#"[{"op":"add","path":"/a","value":1}]"#.as_slice())
+    );
     assert_eq!(got.patch_type, "JSONPatch");
 
     // v1beta1: no uid or kind check; a patch is pinned to JSONPatch.
-    let body = serde_json::to_vec(&json!({"response": {"uid": "other", "allowed": true, "patch": PATCH}})).unwrap();
+    let body =
+        serde_json::to_vec(&json!({"response": {"uid": "other", "allowed": true, "patch": PATCH}}))
+            .unwrap();
     let got = decode(ReviewVersion::V1beta1, Phase::Mutating, "x", &body).unwrap();
     assert!(got.allowed);
     assert_eq!(got.patch_type, "JSONPatch");
@@ -167,5 +212,8 @@ fn invalid_response_displays_kube_reason_prefix() {
         InvalidResponse::Unverified("webhook response was absent".into()).to_string(),
         "received invalid webhook response: webhook response was absent"
     );
-    assert_eq!(InvalidResponse::Undecodable("x".into()).to_string(), "failed to call webhook: x");
+    assert_eq!(
+        InvalidResponse::Undecodable("x".into()).to_string(),
+        "failed to call webhook: x"
+    );
 }
