@@ -1,0 +1,4 @@
+//! kube's webhook admission (MutatingAdmissionWebhook, ValidatingAdmissionWebhook).
+
+pub mod review;
+pub mod transport;

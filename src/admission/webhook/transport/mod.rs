@@ -1,0 +1,241 @@
+//! The one pooled HTTPS client every admission webhook is called through (kube's
+//! `webhookutil.ClientManager`): a client per connection identity, cached; the call
+//! bounded by the webhook's timeout, sent with `?timeout=`; failures in kube's words.
+//!
+//! - [`endpoint`]: where a webhook is called (`clientConfig`).
+//! - [`credentials`]: `--admission-control-config-file` and its kubeconfig users.
+//! - `connect`: the pooled clients (TLS, HTTP/2, the service override).
+//! - [`error`]: [`CallError`], Go's and client-go's texts.
+
+mod connect;
+pub mod credentials;
+pub mod endpoint;
+pub mod error;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use base64::Engine;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+
+pub use credentials::{AdmissionUsers, Credentials, Users};
+pub use endpoint::Endpoint;
+pub use error::CallError;
+
+use connect::{Overrides, Pooled};
+
+/// kube's client cache size (`defaultCacheSize`); past it the cache starts over.
+const MAX_CLIENTS: usize = 200;
+/// The `User-Agent` kube's webhook clients send.
+const USER_AGENT: &str = "kube-apiserver-admission";
+
+/// How the transport is set up at start-up.
+#[derive(Clone, Debug, Default)]
+pub struct Settings {
+    /// The users of this plugin's `kubeConfigFile` (`--admission-control-config-file`).
+    pub users: Users,
+    /// `--admission-webhook-service-address`: `<namespace>/<name>` → where its service
+    /// is reached (verified still as `<name>.<namespace>.svc`).
+    pub service_addresses: Vec<(String, String, SocketAddr)>,
+    /// The largest answer read; a longer one fails the call.
+    pub max_response_bytes: usize,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct Key {
+    authority: String,
+    ca_bundle: Option<Vec<u8>>,
+}
+
+/// The pooled client of one admission plugin.
+pub struct Transport {
+    settings: Settings,
+    overrides: Overrides,
+    clients: Mutex<HashMap<Key, (Pooled, Credentials)>>,
+}
+
+impl Transport {
+    pub fn new(settings: Settings) -> Transport {
+        let overrides = settings
+            .service_addresses
+            .iter()
+            .map(|(namespace, name, addr)| (format!("{name}.{namespace}.svc"), *addr))
+            .collect();
+        Transport {
+            settings,
+            overrides: Arc::new(overrides),
+            clients: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// POSTs `body` (an AdmissionReview) to `endpoint`, bounded by `timeout` (kube's
+    /// `timeoutSeconds`, or less when the request has less left); the 2xx answer's body.
+    pub async fn post(
+        &self,
+        endpoint: &Endpoint,
+        body: Vec<u8>,
+        timeout: Duration,
+    ) -> Result<Vec<u8>, CallError> {
+        let url = format!("{}?timeout={}", endpoint.base_url(), go_seconds(timeout));
+        let authority = authority(&url);
+        let (client, credentials) = self.client(endpoint, &authority)?;
+        let request = request(&url, body, &credentials)?;
+        let limit = self.settings.max_response_bytes;
+        let call = async {
+            let response = client.request(request).await.map_err(|e| CallError::Post {
+                url: url.clone(),
+                cause: error::go_cause(&e, &authority),
+            })?;
+            let code = response.status().as_u16();
+            let content_type = response
+                .headers()
+                .get(http::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string);
+            let bytes = Limited::new(response.into_body(), limit.max(1))
+                .collect()
+                .await
+                .map_err(
+                    |e| match e.downcast_ref::<http_body_util::LengthLimitError>() {
+                        Some(_) => CallError::TooLarge {
+                            url: url.clone(),
+                            limit,
+                        },
+                        None => CallError::Post {
+                            url: url.clone(),
+                            cause: go_cause_boxed(&*e, &authority),
+                        },
+                    },
+                )?
+                .to_bytes();
+            Ok::<_, CallError>((code, content_type, bytes))
+        };
+        let (code, content_type, bytes) =
+            tokio::time::timeout(timeout, call)
+                .await
+                .map_err(|_| CallError::Post {
+                    url: url.clone(),
+                    cause: "context deadline exceeded".into(),
+                })??;
+        if !(200..=206).contains(&code) {
+            return Err(error::status_error(code, content_type.as_deref(), &bytes));
+        }
+        if bytes.is_empty() {
+            let content_type = content_type.unwrap_or_else(|| "application/json".into());
+            return Err(CallError::Empty { code, content_type });
+        }
+        Ok(bytes.to_vec())
+    }
+
+    fn client(
+        &self,
+        endpoint: &Endpoint,
+        authority: &str,
+    ) -> Result<(Pooled, Credentials), CallError> {
+        let key = Key {
+            authority: authority.to_string(),
+            ca_bundle: endpoint.ca_bundle().map(<[u8]>::to_vec),
+        };
+        let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = clients.get(&key) {
+            return Ok(found.clone());
+        }
+        let credentials = self
+            .settings
+            .users
+            .for_target(&target(authority))
+            .map_err(CallError::Client)?;
+        let client = connect::client(endpoint.ca_bundle(), &credentials, &self.overrides)
+            .map_err(CallError::Client)?;
+        if clients.len() >= MAX_CLIENTS {
+            clients.clear();
+        }
+        clients.insert(key, (client.clone(), credentials.clone()));
+        Ok((client, credentials))
+    }
+}
+
+fn go_cause_boxed(
+    error: &(dyn std::error::Error + Send + Sync + 'static),
+    authority: &str,
+) -> String {
+    error::go_cause(error, authority)
+}
+
+/// The URL's `host[:port]`.
+fn authority(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    rest.split(['/', '?'])
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// kube's credential lookup key: `host:port`, 443 when the URL names none.
+fn target(authority: &str) -> String {
+    match authority.rsplit_once(':') {
+        Some((_, port)) if !port.contains(']') => authority.to_string(),
+        _ => format!("{authority}:443"),
+    }
+}
+
+fn request(
+    url: &str,
+    body: Vec<u8>,
+    credentials: &Credentials,
+) -> Result<http::Request<Full<Bytes>>, CallError> {
+    let mut builder = http::Request::post(url)
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .header(http::header::ACCEPT, "application/json, */*")
+        .header(http::header::USER_AGENT, USER_AGENT);
+    if let Some(token) = &credentials.bearer_token {
+        builder = builder.header(http::header::AUTHORIZATION, format!("Bearer {token}"));
+    } else if let Some((user, password)) = &credentials.basic {
+        let basic = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
+        builder = builder.header(http::header::AUTHORIZATION, format!("Basic {basic}"));
+    }
+    builder
+        .body(Full::new(Bytes::from(body)))
+        .map_err(|e| CallError::Client(format!("Unparsable URL: {e}")))
+}
+
+/// kube's `?timeout=`: the time left rounded up to whole seconds, as Go prints a Duration.
+pub fn go_seconds(timeout: Duration) -> String {
+    let mut secs = timeout.as_secs();
+    if timeout.subsec_nanos() > 0 {
+        secs += 1;
+    }
+    match (secs / 3600, secs % 3600 / 60, secs % 60) {
+        (0, 0, s) => format!("{s}s"),
+        (0, m, s) => format!("{m}m{s}s"),
+        (h, m, s) => format!("{h}h{m}m{s}s"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_seconds_rounded_up_as_go_prints() {
+        let cases = [
+            (Duration::from_secs(10), "10s"),
+            (Duration::from_millis(4200), "5s"),
+            (Duration::from_secs(90), "1m30s"),
+            (Duration::from_secs(3600), "1h0m0s"),
+        ];
+        for (d, want) in cases {
+            assert_eq!(go_seconds(d), want);
+        }
+    }
+
+    #[test]
+    fn target_defaults_port_443() {
+        assert_eq!(target("hook.ns.svc:8443"), "hook.ns.svc:8443");
+        assert_eq!(target("example.com"), "example.com:443");
+        assert_eq!(target("[::1]"), "[::1]:443");
+    }
+}
