@@ -9,7 +9,7 @@
 //! are not checked.
 //!
 //! - [`decision`]: the plugin's decision, pure.
-//! - [`cache`]: namespace phases and whether the first list arrived.
+//! - [`cache`]: namespace phases and labels, and whether the first list arrived.
 //! - [`informer`]: the list+watch loop that fills the cache.
 //! - [`refusal`]: the refusals as kube's Status.
 
@@ -61,7 +61,7 @@ impl NamespaceLifecycle {
             cache: Arc::default(),
             api: Api::all(client),
         });
-        let informer = informer::Informer::new(followed.api.clone(), followed.cache.clone());
+        let informer = informer::informer(followed.api.clone(), followed.cache.clone());
         tokio::spawn(informer.run());
         Ok(NamespaceLifecycle(Some(followed)))
     }
@@ -124,17 +124,36 @@ impl Followed {
         }
     }
 
-    /// A live GET of the namespace (`None` when the cluster says NotFound).
+    /// A live GET of the namespace's phase (`None` when the cluster says NotFound).
     async fn look_up(&self, namespace: &str) -> Result<Option<Phase>, Refusal> {
+        let found = self.get(namespace).await.map_err(Refusal::LookupFailed)?;
+        Ok(found.map(|entry| entry.phase))
+    }
+
+    /// The labels webhooks' `namespaceSelector`s read, as kube's namespace matcher finds
+    /// them: from the cache, else a live GET (`None` when the cluster says NotFound).
+    pub async fn labels(&self, namespace: &str) -> Result<Option<cache::Labels>, String> {
+        if let Some(labels) = self.cache.labels(namespace) {
+            return Ok(Some(labels));
+        }
+        Ok(self.get(namespace).await?.map(|entry| entry.labels))
+    }
+
+    /// Waits up to `within` for the first list; whether it has arrived (kube's webhook
+    /// plugins wait for the namespace informer too).
+    pub async fn wait_synced(&self, within: Duration) -> bool {
+        self.cache.synced() || self.cache.wait_synced(within).await
+    }
+
+    /// A bounded live GET of the namespace (`None` when the cluster says NotFound).
+    async fn get(&self, namespace: &str) -> Result<Option<cache::Entry>, String> {
         let lookup = tokio::time::timeout(LOOKUP_TIMEOUT, self.api.get_opt(namespace)).await;
         match lookup {
-            Ok(Ok(found)) => {
-                Ok(found.map(|ns| Phase::of(ns.status.as_ref().and_then(|s| s.phase.as_deref()))))
-            }
-            Ok(Err(e)) => Err(Refusal::LookupFailed(e.to_string())),
-            Err(_) => Err(Refusal::LookupFailed(format!(
+            Ok(Ok(found)) => Ok(found.as_ref().map(informer::entry)),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err(format!(
                 "no answer within {LOOKUP_TIMEOUT:?} looking up namespace {namespace}"
-            ))),
+            )),
         }
     }
 }

@@ -1,4 +1,15 @@
 //! kube's webhook admission (MutatingAdmissionWebhook, ValidatingAdmissionWebhook).
+//!
+//! - [`source`]: the cluster's webhook configurations, followed into a [`hook::Hooks`] snapshot.
+//! - [`hook`]: one compiled webhook (kube's `WebhookAccessor`) and the snapshot's order.
+//! - [`rules`]: a webhook rule against a request (kube's `predicates/rules`).
+//! - [`matching`]: whether a hook is called and with which version (`ShouldCallHook`).
+//! - [`review`]: the AdmissionReview sent and the answer's checks.
+//! - [`transport`]: the pooled HTTPS client that calls webhooks.
 
+pub mod hook;
+pub mod matching;
 pub mod review;
+pub mod rules;
+pub mod source;
 pub mod transport;

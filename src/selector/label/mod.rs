@@ -13,9 +13,11 @@
 //! the `<nil>` field path of an invalid key.
 //!
 //! Layout: `lex` tokenizes and parses into [`Requirement`]s; `validate` checks keys and values
-//! with upstream's messages; this module holds the types and matching.
+//! with upstream's messages; `metav1` converts an API object's `metav1.LabelSelector`; this
+//! module holds the types and matching.
 
 mod lex;
+mod metav1;
 #[cfg(test)]
 mod tests;
 mod validate;
