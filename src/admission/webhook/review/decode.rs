@@ -246,10 +246,7 @@ fn verify(
 
 fn check_kind(review: &Map<String, Value>, version: ReviewVersion) -> Result<(), String> {
     let field = |name: &str| review.get(name).and_then(Value::as_str).unwrap_or_default();
-    let (group, got_version) = match gojson::parse_group_version(field("apiVersion")) {
-        Ok(gv) => gv,
-        Err(_) => ("", ""),
-    };
+    let (group, got_version) = gojson::parse_group_version(field("apiVersion")).unwrap_or_default();
     let kind = field("kind");
     if (group, got_version, kind) == (GROUP, version.version(), KIND) {
         return Ok(());

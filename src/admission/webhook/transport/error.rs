@@ -2,8 +2,6 @@
 //! (`Post "<url>": <cause>`) for transport faults, client-go's errors for answers that
 //! are not a success.
 
-use std::error::Error as _;
-
 use serde_json::Value;
 
 /// client-go's cap on the body text quoted in an unstructured error.
