@@ -4,8 +4,10 @@
 //!   `kube-system/extension-apiserver-authentication`, whose changes are watch events;
 //! - `POST` TokenReview (`authentication.k8s.io/v1`) answered from a token table;
 //! - `POST` SubjectAccessReview (`authorization.k8s.io/v1`) answered by a scripted policy;
-//! - `GET` (list, get, watch) of namespaces that tests add, terminate and delete
+//! - `GET` (list, get, watch) of namespaces that tests add, terminate, label and delete
 //!   (`fake_kube_namespaces.rs`);
+//! - `GET` (list, watch) of Mutating/ValidatingWebhookConfigurations that tests put and
+//!   delete (`fake_kube_webhooks.rs`);
 //!
 //! and recording every review it gets. Clients must present the kubeconfig's bearer token
 //! ([`SERVICE_ACCOUNT_TOKEN`]), as the server's service account would.
@@ -18,6 +20,8 @@
 pub mod delegated;
 #[path = "fake_kube_namespaces.rs"]
 pub mod namespaces;
+#[path = "fake_kube_webhooks.rs"]
+pub mod webhooks;
 #[path = "fake_kube_wire.rs"]
 mod wire;
 
@@ -87,6 +91,7 @@ struct Shared {
     state: Mutex<State>,
     events: broadcast::Sender<(u64, String)>,
     namespaces: namespaces::Namespaces,
+    webhooks: webhooks::Webhooks,
 }
 
 /// A running fake; stopped on drop.
@@ -126,6 +131,7 @@ impl FakeKube {
             }),
             events: broadcast::channel(64).0,
             namespaces: Default::default(),
+            webhooks: Default::default(),
         });
         let config = wire::tls_config(&serving);
         let (stop, stopped) = oneshot::channel();

@@ -1,8 +1,8 @@
 //! The fake kube-apiserver's namespaces, in the real wire format: `GET /api/v1/namespaces`
 //! (a `NamespaceList` with its resourceVersion; `?watch=1` streams `{"type","object"}`
 //! lines from the requested version on) and `GET /api/v1/namespaces/<name>` (the object,
-//! or kube's 404 Status). Tests add namespaces, mark them terminating, delete them, hold
-//! the list back, and drop every open watch. Starts with kube's `default`, `kube-system`
+//! or kube's 404 Status). Tests add namespaces, mark them terminating, label them, delete
+//! them, hold the list back, and drop every open watch. Starts with kube's `default`, `kube-system`
 //! and `kube-public`.
 
 use std::collections::BTreeMap;
@@ -31,6 +31,8 @@ struct State {
     watches: usize,
     /// Names asked for by a live GET, in order.
     lookups: Vec<String>,
+    /// Labels set by tests, beside kube's `kubernetes.io/metadata.name`.
+    labels: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 /// The namespaces part of the fake's shared state.
@@ -53,6 +55,7 @@ impl Default for Namespaces {
                 lists: 0,
                 watches: 0,
                 lookups: Vec::new(),
+                labels: BTreeMap::new(),
             }),
             events: broadcast::channel(64).0,
             held: watch::channel(false).0,
@@ -90,12 +93,15 @@ impl Namespaces {
         let mut state = self.lock();
         state.revision += 1;
         let rv = state.revision;
-        let (kind, shown) = match (state.objects.contains_key(name), terminating) {
+        let (kind, mut shown) = match (state.objects.contains_key(name), terminating) {
             (false, Some(t)) => ("ADDED", object(name, rv, t)),
             (true, Some(t)) => ("MODIFIED", object(name, rv, t)),
             (true, None) => ("DELETED", object(name, rv, true)),
             (false, None) => return,
         };
+        for (key, value) in state.labels.get(name).into_iter().flatten() {
+            shown["metadata"]["labels"][key] = json!(value);
+        }
         match terminating {
             Some(_) => state.objects.insert(name.to_string(), shown.clone()),
             None => state.objects.remove(name),
@@ -119,6 +125,22 @@ impl FakeKube {
     /// Marks a namespace as being deleted (deletionTimestamp, phase Terminating).
     pub fn terminate_namespace(&self, name: &str) {
         self.namespaces().write(name, Some(true));
+    }
+
+    /// Sets a namespace's labels (beside `kubernetes.io/metadata.name`), adding it
+    /// Active if missing; watchers see ADDED or MODIFIED.
+    pub fn set_namespace_labels(&self, name: &str, labels: &[(&str, &str)]) {
+        let namespaces = self.namespaces();
+        let terminating = {
+            let mut state = namespaces.lock();
+            let set = labels.iter().map(|(k, v)| (k.to_string(), v.to_string()));
+            state.labels.insert(name.to_string(), set.collect());
+            state
+                .objects
+                .get(name)
+                .is_some_and(|ns| ns["status"]["phase"] == "Terminating")
+        };
+        namespaces.write(name, Some(terminating));
     }
 
     /// Removes a namespace; watchers see DELETED.

@@ -1,7 +1,7 @@
 //! The fake kube-apiserver's HTTP side: TLS accept loop and the handlers for the
 //! ConfigMap (list, get, watch), TokenReview and SubjectAccessReview, in the real wire
 //! format (`metav1.Status` errors, `{"type","object"}` watch lines); namespaces are
-//! served by `fake_kube_namespaces.rs`.
+//! served by `fake_kube_namespaces.rs`, webhook configurations by `fake_kube_webhooks.rs`.
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
@@ -22,6 +22,7 @@ use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
 use super::namespaces::{self, NAMESPACES};
+use super::webhooks::{self, MUTATING, VALIDATING};
 use super::{CONFIGMAPS, NAME, SERVICE_ACCOUNT_TOKEN, Shared};
 
 pub fn tls_config(serving: &pki::Pem) -> Arc<rustls::ServerConfig> {
@@ -127,6 +128,10 @@ async fn handle(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<Body> 
         {
             let query = req.uri().query().unwrap_or_default().to_string();
             namespaces::serve(shared, p, &query).await
+        }
+        (Method::GET, p @ (MUTATING | VALIDATING)) => {
+            let query = req.uri().query().unwrap_or_default().to_string();
+            webhooks::serve(shared, p, &query).await
         }
         (Method::POST, "/apis/authentication.k8s.io/v1/tokenreviews") => {
             token_review(shared, body_json(req).await)

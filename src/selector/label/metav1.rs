@@ -142,10 +142,18 @@ mod tests {
             .collect()
     }
 
+    /// A case: name, selector, an object's labels, whether it is selected.
+    type Case<'a> = (
+        &'a str,
+        metav1::LabelSelector,
+        &'a [(&'a str, &'a str)],
+        bool,
+    );
+
     #[test]
     fn from_metav1_matches_as_apimachinery() {
         let env_prod = [("env", "prod")];
-        let cases: [(&str, metav1::LabelSelector, &[(&str, &str)], bool); 10] = [
+        let cases: [Case; 10] = [
             (
                 "empty selects all",
                 metav1::LabelSelector::default(),
