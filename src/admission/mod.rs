@@ -15,8 +15,12 @@
 //!
 //! - [`attributes`]: what a plugin is told about the request (kube's `admission.Attributes`).
 //! - [`namespace`]: NamespaceLifecycle, fed by the host cluster's namespaces.
+//! - [`webhook`]: MutatingAdmissionWebhook and ValidatingAdmissionWebhook, fed by the host
+//!   cluster's webhook configurations.
+//! - [`metrics`]: kube's admission metrics.
 
 pub mod attributes;
+pub mod metrics;
 pub mod namespace;
 pub mod webhook;
 
@@ -24,13 +28,37 @@ pub use attributes::{Attributes, Kind, Operation, Options, Recorder};
 
 use serde_json::Value;
 
+use std::sync::Arc;
+use std::time::Instant;
+
 use crate::error::ApiError;
+use metrics::AdmissionMetrics;
 use namespace::NamespaceLifecycle;
+use webhook::dispatch::Webhooks;
+
+/// kube's `admission.NewForbidden`: `<resource>.<group> "<name>" is forbidden: <cause>`,
+/// naming the object as kube's admission errors name it.
+pub fn forbidden(attributes: &Attributes<'_>, object: Option<&Value>, cause: &str) -> ApiError {
+    let resource = crate::error::GroupResource::new(attributes.group, attributes.resource);
+    let name = attributes.shown_name(object);
+    ApiError::Forbidden {
+        message: format!(
+            "{resource} {} is forbidden: {cause}",
+            crate::gofmt::quote(name)
+        ),
+        resource: Some(resource),
+        name: name.to_string(),
+    }
+}
 
 /// One admission plugin of this server.
 pub enum Plugin {
     /// kube's `NamespaceLifecycle`: writes into missing or terminating namespaces refused.
     NamespaceLifecycle(NamespaceLifecycle),
+    /// kube's `MutatingAdmissionWebhook`.
+    MutatingWebhook(Arc<Webhooks>),
+    /// kube's `ValidatingAdmissionWebhook`.
+    ValidatingWebhook(Arc<Webhooks>),
 }
 
 impl Plugin {
@@ -38,30 +66,42 @@ impl Plugin {
     pub fn name(&self) -> &'static str {
         match self {
             Plugin::NamespaceLifecycle(_) => "NamespaceLifecycle",
+            Plugin::MutatingWebhook(_) => "MutatingAdmissionWebhook",
+            Plugin::ValidatingWebhook(_) => "ValidatingAdmissionWebhook",
         }
     }
 
     /// The mutating phase (kube's `MutationInterface.Admit`): `object` is the object to
-    /// be written (absent on delete), which the plugin may change.
+    /// be written (absent on delete), which the plugin may change; whether it did.
     async fn admit(
         &self,
         attributes: &Attributes<'_>,
         object: Option<&mut Value>,
-    ) -> Result<(), ApiError> {
+    ) -> Result<bool, ApiError> {
         match self {
-            Plugin::NamespaceLifecycle(plugin) => plugin.admit(attributes, object.as_deref()).await,
+            Plugin::NamespaceLifecycle(plugin) => {
+                plugin.admit(attributes, object.as_deref()).await?;
+                Ok(false)
+            }
+            Plugin::MutatingWebhook(webhooks) => {
+                webhook::mutating::admit(webhooks, attributes, object).await
+            }
+            Plugin::ValidatingWebhook(_) => Ok(false),
         }
     }
 
     /// The validating phase (kube's `ValidationInterface.Validate`).
     async fn validate(
         &self,
-        _attributes: &Attributes<'_>,
-        _object: Option<&Value>,
+        attributes: &Attributes<'_>,
+        object: Option<&Value>,
     ) -> Result<(), ApiError> {
         match self {
-            // NamespaceLifecycle has no validating phase.
-            Plugin::NamespaceLifecycle(_) => Ok(()),
+            Plugin::ValidatingWebhook(webhooks) => {
+                webhook::validating::validate(webhooks, attributes, object).await
+            }
+            // NamespaceLifecycle and the mutating webhooks have no validating phase.
+            Plugin::NamespaceLifecycle(_) | Plugin::MutatingWebhook(_) => Ok(()),
         }
     }
 }
@@ -70,13 +110,14 @@ impl Plugin {
 #[derive(Default)]
 pub struct Chain {
     plugins: Vec<Plugin>,
+    metrics: AdmissionMetrics,
 }
 
 impl Chain {
     /// The chain of these plugins, in kube's `RecommendedPluginOrder` (callers list them
     /// in that order).
-    pub fn new(plugins: Vec<Plugin>) -> Self {
-        Chain { plugins }
+    pub fn new(plugins: Vec<Plugin>, metrics: AdmissionMetrics) -> Self {
+        Chain { plugins, metrics }
     }
 
     /// The plugins' names, in order.
@@ -85,15 +126,29 @@ impl Chain {
     }
 
     /// The mutating phase of every plugin, in order; the first refusal is the answer.
+    /// Whether a plugin changed the object.
     pub async fn admit(
         &self,
         attributes: &Attributes<'_>,
         mut object: Option<&mut Value>,
-    ) -> Result<(), ApiError> {
+    ) -> Result<bool, ApiError> {
+        let started = Instant::now();
+        let mut changed = false;
+        let mut result = Ok(());
         for plugin in &self.plugins {
-            plugin.admit(attributes, object.as_deref_mut()).await?;
+            match plugin.admit(attributes, object.as_deref_mut()).await {
+                Ok(c) => changed |= c,
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
         }
-        Ok(())
+        let operation = attributes.operation.as_str();
+        let elapsed = started.elapsed();
+        self.metrics
+            .observe_step("admit", operation, result.is_err(), elapsed);
+        result.map(|()| changed)
     }
 
     /// The validating phase of every plugin, in order; the first refusal is the answer.
@@ -102,9 +157,18 @@ impl Chain {
         attributes: &Attributes<'_>,
         object: Option<&Value>,
     ) -> Result<(), ApiError> {
+        let started = Instant::now();
+        let mut result = Ok(());
         for plugin in &self.plugins {
-            plugin.validate(attributes, object).await?;
+            result = plugin.validate(attributes, object).await;
+            if result.is_err() {
+                break;
+            }
         }
-        Ok(())
+        let operation = attributes.operation.as_str();
+        let elapsed = started.elapsed();
+        self.metrics
+            .observe_step("validate", operation, result.is_err(), elapsed);
+        result
     }
 }

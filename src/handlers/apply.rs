@@ -149,9 +149,9 @@ async fn applied_update(
             admitting
                 .mutate(name, Some(&mut new), Some(current), warnings)
                 .await?;
-            let new = applied(ctx, request, new, current, warnings)?;
+            let mut new = applied(ctx, request, new, current, warnings)?;
             admitting
-                .validate(name, Some(&new), Some(current), warnings)
+                .validate(name, Some(&mut new), Some(current), warnings)
                 .await?;
             Ok((Next::Put(new), ()))
         }

@@ -160,7 +160,7 @@ async fn create_once(
     // Admission's validating phase, on each attempt's object (named as generated), as
     // kube's store runs it.
     let name = obj::name(&object).to_string();
-    let validated = admitting.validate(&name, Some(&object), None, &mut warnings);
+    let validated = admitting.validate(&name, Some(&mut object), None, &mut warnings);
     if let Err(e) = validated.await {
         return (Err(e), warnings);
     }

@@ -273,9 +273,9 @@ impl Attempt<'_> {
         admitting
             .mutate(name, Some(&mut new), Some(current), warnings)
             .await?;
-        let new = checked_update(call, ctx, change, new, current, warnings)?;
+        let mut new = checked_update(call, ctx, change, new, current, warnings)?;
         admitting
-            .validate(name, Some(&new), Some(current), warnings)
+            .validate(name, Some(&mut new), Some(current), warnings)
             .await?;
         let next = if obj::is_being_deleted(&new) && obj::finalizers(&new).is_empty() {
             Next::Delete(new)

@@ -8,7 +8,13 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 
+use crate::admission::metrics::AdmissionMetrics;
 use crate::admission::namespace::NamespaceLifecycle;
+use crate::admission::webhook::dispatch::Webhooks;
+use crate::admission::webhook::source::Source;
+use crate::admission::webhook::transport::{
+    Settings as TransportSettings, Transport as WebhookTransport,
+};
 use crate::admission::{self, Plugin};
 use crate::authn::{self, Authenticator};
 use crate::authz::Authorizer;
@@ -149,6 +155,44 @@ fn watch_cache(
     (cache.clone(), Some(cache))
 }
 
+/// kube's admission chain in `RecommendedPluginOrder` (of its plugins, those that act on
+/// custom resources and are built): NamespaceLifecycle, MutatingAdmissionWebhook,
+/// ValidatingAdmissionWebhook, all following the cluster of `--kubeconfig` (else
+/// in-cluster); without a cluster, nothing is checked and no webhook is called.
+async fn admission_chain(
+    flags: &ServeFlags,
+    metrics: AdmissionMetrics,
+) -> Result<admission::Chain, StartError> {
+    let kubeconfig = flags.auth.kubeconfig.as_deref();
+    let delegation = |e: crate::cluster::client::ClientError| StartError::Delegation(e.to_string());
+    let namespaces = NamespaceLifecycle::from_cluster(kubeconfig)
+        .await
+        .map_err(delegation)?;
+    let source = Source::from_cluster(kubeconfig).await.map_err(delegation)?;
+    if !source.is_followed() {
+        tracing::warn!(
+            "no --kubeconfig and not in a cluster: no admission webhooks are called (MutatingAdmissionWebhook and ValidatingAdmissionWebhook have no configurations)"
+        );
+    }
+    let settings = TransportSettings {
+        max_response_bytes: 3 * flags.max_object_size,
+        ..TransportSettings::default()
+    };
+    let webhooks = Arc::new(Webhooks {
+        source,
+        mutating: WebhookTransport::new(settings.clone()),
+        validating: WebhookTransport::new(settings),
+        namespaces: namespaces.clone(),
+        metrics: metrics.clone(),
+    });
+    let plugins = vec![
+        Plugin::NamespaceLifecycle(namespaces),
+        Plugin::MutatingWebhook(webhooks.clone()),
+        Plugin::ValidatingWebhook(webhooks),
+    ];
+    Ok(admission::Chain::new(plugins, metrics))
+}
+
 /// Runs the server until SIGTERM/SIGINT; `on_listening` learns the bound address first.
 pub async fn run(
     flags: ServeFlags,
@@ -164,14 +208,13 @@ pub async fn run(
     tokio::spawn(serving_files.run());
     let mut metrics = Metrics::new();
     let cache_metrics = CacheMetrics::register(&mut metrics);
+    let admission_metrics = AdmissionMetrics::register(&mut metrics);
     let metrics = Arc::new(metrics);
     let (authenticator, authorizer) = authenticator(flags, &metrics).await?;
     let authorizer = Arc::new(authorizer);
     let direct = open_store(&config.store).await?;
     let (store, cache) = watch_cache(&catalog, flags, direct, cache_metrics);
-    let namespaces = NamespaceLifecycle::from_cluster(flags.auth.kubeconfig.as_deref())
-        .await
-        .map_err(|e| StartError::Delegation(e.to_string()))?;
+    let admission = admission_chain(flags, admission_metrics).await?;
     let inflight = InFlight::new(
         flags.limits.max_requests_inflight,
         flags.limits.max_mutating_requests_inflight,
@@ -190,7 +233,7 @@ pub async fn run(
         inflight,
         watches: crate::watch::limit::WatchLimit::new(flags.limits.max_watches_per_user),
         storage_probe: Default::default(),
-        admission: admission::Chain::new(vec![Plugin::NamespaceLifecycle(namespaces)]),
+        admission,
     });
     tracing::debug!(plugins = ?state.admission.names(), "admission chain");
     let chain = Arc::new(Chain {

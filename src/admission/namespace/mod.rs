@@ -92,6 +92,31 @@ impl NamespaceLifecycle {
     }
 }
 
+/// A namespace's labels, as a `namespaceSelector` needs them (kube's namespace
+/// matcher: the informer's cache, else a live GET).
+#[derive(Clone, Debug)]
+pub enum LabelsLookup {
+    /// Not needed (no selector restricts namespaces, or no namespace), or no cluster.
+    NotLooked,
+    Found(cache::Labels),
+    NotFound,
+    Failed(String),
+}
+
+impl NamespaceLifecycle {
+    /// The labels of `namespace` (see [`Followed::labels`]).
+    pub async fn labels(&self, namespace: &str) -> LabelsLookup {
+        let Some(followed) = self.followed() else {
+            return LabelsLookup::NotLooked;
+        };
+        match followed.labels(namespace).await {
+            Ok(Some(labels)) => LabelsLookup::Found(labels),
+            Ok(None) => LabelsLookup::NotFound,
+            Err(text) => LabelsLookup::Failed(text),
+        }
+    }
+}
+
 /// The cache of a followed cluster, and the client for live lookups.
 pub struct Followed {
     cache: Arc<Cache>,

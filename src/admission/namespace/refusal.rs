@@ -14,14 +14,9 @@ pub fn refused(
     let resource = GroupResource::new(attributes.group, attributes.resource);
     let (name, namespace) = (attributes.shown_name(object), attributes.namespace);
     match refusal {
-        Refusal::NotReady => ApiError::Forbidden {
-            message: format!(
-                "{resource} {} is forbidden: not yet ready to handle request",
-                crate::gofmt::quote(name)
-            ),
-            resource: Some(resource),
-            name: name.to_string(),
-        },
+        Refusal::NotReady => {
+            crate::admission::forbidden(attributes, object, "not yet ready to handle request")
+        }
         Refusal::NotFound => ApiError::NotFound {
             resource: GroupResource::new("", "namespaces"),
             name: namespace.to_string(),

@@ -6,10 +6,16 @@
 //! - [`matching`]: whether a hook is called and with which version (`ShouldCallHook`).
 //! - [`review`]: the AdmissionReview sent and the answer's checks.
 //! - [`transport`]: the pooled HTTPS client that calls webhooks.
+//! - [`dispatch`]: what both plugins share; [`mutating`] and [`validating`]: kube's two
+//!   dispatchers; [`call`]: one call of one webhook.
 
+pub mod call;
+pub mod dispatch;
 pub mod hook;
 pub mod matching;
+pub mod mutating;
 pub mod review;
 pub mod rules;
 pub mod source;
 pub mod transport;
+pub mod validating;

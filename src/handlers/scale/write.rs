@@ -253,10 +253,10 @@ async fn scale_update(
             if !causes.is_empty() {
                 return Err(invalid(ctx, name, causes));
             }
-            let new_scale = view::scale_of(&new, paths).0;
+            let mut new_scale = view::scale_of(&new, paths).0;
             let old_scale = view::scale_of(current, paths).0;
             admitting
-                .validate(name, Some(&new_scale), Some(&old_scale), warnings)
+                .validate(name, Some(&mut new_scale), Some(&old_scale), warnings)
                 .await?;
             Ok((Next::Put(new), ()))
         }

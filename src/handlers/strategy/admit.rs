@@ -4,6 +4,8 @@
 //! old object; nothing on a delete), the validating phase after validation, and the
 //! warnings the plugins recorded added to the request's.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use serde_json::Value;
 
 use crate::admission::{Attributes, Kind, Operation, Options, Recorder};
@@ -11,6 +13,7 @@ use crate::error::ApiError;
 use crate::handlers::AppState;
 use crate::handlers::context::Target;
 use crate::request::user::UserInfo;
+use crate::schema::prune;
 
 /// One request's admission: what every phase is told, and its recorder.
 pub struct Admitting<'a> {
@@ -23,6 +26,9 @@ pub struct Admitting<'a> {
     dry_run: bool,
     /// The admitted object's kind when it is not the resource's (a `/scale` write's Scale).
     kind: Option<Kind<'static>>,
+    /// Whether a mutating plugin changed the object (which is then pruned after the
+    /// validating phase, as kube's storage encoding prunes it).
+    mutated: AtomicBool,
     recorder: Recorder,
 }
 
@@ -45,6 +51,7 @@ impl<'a> Admitting<'a> {
             options,
             dry_run,
             kind: None,
+            mutated: AtomicBool::new(false),
             recorder: Recorder::default(),
         }
     }
@@ -75,6 +82,7 @@ impl<'a> Admitting<'a> {
         Admitting {
             operation,
             options,
+            mutated: AtomicBool::new(false),
             recorder: Recorder::default(),
             ..*self
         }
@@ -118,20 +126,41 @@ impl<'a> Admitting<'a> {
         let attributes = self.attributes(name, old);
         let result = self.state.admission.admit(&attributes, object).await;
         warnings.extend(self.recorder.take_warnings());
-        result
+        if result? {
+            self.mutated.store(true, Ordering::Relaxed);
+        }
+        Ok(())
     }
 
-    /// The validating phase on `object` (absent on a delete) over `old`.
+    /// The validating phase on `object` (absent on a delete) over `old`. An object a
+    /// mutating plugin changed is then pruned by its schema, as kube's storage encoding
+    /// prunes what a webhook added (validation and the validating plugins saw it whole).
     pub async fn validate(
         &self,
         name: &str,
-        object: Option<&Value>,
+        object: Option<&mut Value>,
         old: Option<&Value>,
         warnings: &mut Vec<String>,
     ) -> Result<(), ApiError> {
         let attributes = self.attributes(name, old);
-        let result = self.state.admission.validate(&attributes, object).await;
+        let result = self
+            .state
+            .admission
+            .validate(&attributes, object.as_deref())
+            .await;
         warnings.extend(self.recorder.take_warnings());
-        result
+        result?;
+        if let Some(object) = object
+            && self.kind.is_none()
+            && self.mutated.load(Ordering::Relaxed)
+        {
+            prune::prune_silently(object, &self.ctx.version().structural);
+        }
+        Ok(())
+    }
+
+    /// The audit annotations recorded so far (for the audit log).
+    pub fn annotations(&self) -> std::collections::BTreeMap<String, String> {
+        self.recorder.annotations()
     }
 }

@@ -1,0 +1,200 @@
+//! What both webhook plugins share and every dispatch starts with (kube's `generic.Webhook`):
+//! the hooks once ready (`WaitForReady`, else 403 `not yet ready to handle request`), the
+//! request as the matcher sees it (its resource and kind, the other served versions, the
+//! namespace's labels when a hook selects namespaces), and the objects in the version a
+//! hook is called with.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::hook::{Hook, Hooks};
+use super::matching::NamespaceLabels;
+use super::matching::{self, Equivalent, Gvk, Gvr, Invocation, MatchError, MatchRequest};
+use super::source::Source;
+use super::transport::Transport;
+use crate::admission::metrics::AdmissionMetrics;
+use crate::admission::namespace::{LabelsLookup, NamespaceLifecycle};
+use crate::admission::{Attributes, forbidden};
+use crate::error::{ApiError, GroupResource};
+
+/// kube's `timeToWaitForReady`: how long a write waits for the configurations' first list.
+const READY_WAIT: Duration = Duration::from_secs(10);
+
+/// The state the MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins share.
+pub struct Webhooks {
+    pub source: Source,
+    /// One client per plugin: each has its own `kubeConfigFile` credentials.
+    pub mutating: Transport,
+    pub validating: Transport,
+    /// The namespaces followed for NamespaceLifecycle, whose labels `namespaceSelector`s read.
+    pub namespaces: NamespaceLifecycle,
+    pub metrics: AdmissionMetrics,
+}
+
+impl Webhooks {
+    /// The hooks to dispatch over: at once when the configurations were listed, else
+    /// after waiting for the first lists; 403 when they do not arrive in time.
+    pub async fn hooks(
+        &self,
+        attributes: &Attributes<'_>,
+        object: Option<&Value>,
+    ) -> Result<Arc<Hooks>, ApiError> {
+        if let Some(hooks) = self.source.current() {
+            return Ok(hooks);
+        }
+        self.source.wait_synced(READY_WAIT).await;
+        self.source
+            .current()
+            .ok_or_else(|| forbidden(attributes, object, "not yet ready to handle request"))
+    }
+
+    /// The request as the matcher sees it, for a dispatch over `hooks`.
+    pub async fn request_facts(&self, attributes: &Attributes<'_>, hooks: &Hooks) -> RequestFacts {
+        let labels = match attributes.namespace {
+            "" => LabelsLookup::NotLooked,
+            _ if !hooks.use_namespace_labels() => LabelsLookup::NotLooked,
+            namespace => self.namespaces.labels(namespace).await,
+        };
+        RequestFacts::new(attributes, labels)
+    }
+}
+
+impl Webhooks {
+    /// A hook's `matchConditions` for this request: whether they match; an error that
+    /// the hook's failurePolicy turns into a refusal or a skip.
+    pub async fn conditions_match(
+        &self,
+        invocation: &Invocation,
+        _attributes: &Attributes<'_>,
+        _object: Option<&Value>,
+    ) -> Result<bool, ApiError> {
+        if invocation.hook.match_conditions.is_empty() {
+            return Ok(true);
+        }
+        Err(ApiError::Internal("matchConditions: not wired yet".into()))
+    }
+}
+
+/// What the matcher is told about one request, built once per dispatch.
+pub struct RequestFacts {
+    resource: Gvr,
+    kind: Gvk,
+    equivalents: Vec<Equivalent>,
+    labels: LabelsLookup,
+}
+
+impl RequestFacts {
+    fn new(a: &Attributes<'_>, labels: LabelsLookup) -> RequestFacts {
+        let gvr = |version: &str| Gvr {
+            group: a.group.to_string(),
+            version: version.to_string(),
+            resource: a.resource.to_string(),
+        };
+        let kind = Gvk {
+            group: a.kind.group.to_string(),
+            version: a.kind.version.to_string(),
+            kind: a.kind.kind.to_string(),
+        };
+        // kube's equivalent resource mapper: the resource in every served version, its
+        // subresource's kind there (a Scale stays autoscaling/v1 Scale).
+        let own_kind = a.served.is_some_and(|s| s.kind == a.kind.kind);
+        let versions = a.served.map(|s| s.versions.as_slice()).unwrap_or_default();
+        let equivalents = versions
+            .iter()
+            .map(|v| Equivalent {
+                resource: gvr(&v.name),
+                kind: match own_kind {
+                    true => Gvk {
+                        version: v.name.to_string(),
+                        ..kind.clone()
+                    },
+                    false => kind.clone(),
+                },
+            })
+            .collect();
+        RequestFacts {
+            resource: gvr(a.version),
+            kind,
+            equivalents,
+            labels,
+        }
+    }
+
+    /// kube's `ShouldCallHook` (without matchConditions) for the objects now.
+    pub fn should_call(
+        &self,
+        hook: &Arc<Hook>,
+        attributes: &Attributes<'_>,
+        object: Option<&Value>,
+    ) -> Result<Option<Invocation>, ApiError> {
+        let request = MatchRequest {
+            operation: attributes.operation,
+            resource: &self.resource,
+            subresource: attributes.subresource,
+            kind: &self.kind,
+            namespace: attributes.namespace,
+            object,
+            old_object: attributes.old_object,
+            namespace_labels: match &self.labels {
+                LabelsLookup::NotLooked => NamespaceLabels::NotLooked,
+                LabelsLookup::Found(labels) => NamespaceLabels::Found(labels),
+                LabelsLookup::NotFound => NamespaceLabels::NotFound,
+                LabelsLookup::Failed(text) => NamespaceLabels::Failed(text),
+            },
+            equivalents: &self.equivalents,
+        };
+        matching::should_call(hook, &request).map_err(|e| match e {
+            MatchError::Internal(text) => ApiError::Internal(text),
+            MatchError::NamespaceNotFound(name) => ApiError::NotFound {
+                resource: GroupResource::new("", "namespaces"),
+                name,
+            },
+        })
+    }
+}
+
+/// `object` as the hook of `invocation` sees it: in the version it asked for (our
+/// resources' versions differ only in apiVersion until conversion webhooks exist: the
+/// `None` conversion strategy).
+pub fn versioned<'v>(object: &'v Value, invocation: &Invocation) -> Cow<'v, Value> {
+    let kind = &invocation.kind;
+    let api_version = match kind.group.as_str() {
+        "" => kind.version.clone(),
+        group => format!("{group}/{}", kind.version),
+    };
+    match object.get("apiVersion").and_then(Value::as_str) {
+        Some(current) if current != api_version && object.get("kind").is_some() => {
+            let mut converted = object.clone();
+            converted["apiVersion"] = Value::String(api_version);
+            Cow::Owned(converted)
+        }
+        _ => Cow::Borrowed(object),
+    }
+}
+
+/// A mutated object defaulted by the schema of the version its hook saw it in (kube's
+/// `ObjectDefaulter` after each patch), then back in the request's version.
+pub fn unversioned(
+    mut object: Value,
+    invocation: &Invocation,
+    attributes: &Attributes<'_>,
+) -> Value {
+    let Some(served) = attributes.served else {
+        return object;
+    };
+    if served.kind != attributes.kind.kind {
+        // A Scale: a typed object with nothing to default.
+        return object;
+    }
+    if let Some(version) = served.version(&invocation.kind.version) {
+        crate::schema::default::default(&mut object, &version.structural);
+    }
+    let api_version = format!("{}/{}", attributes.kind.group, attributes.kind.version);
+    if object.get("apiVersion").and_then(Value::as_str) != Some(api_version.as_str()) {
+        object["apiVersion"] = Value::String(api_version);
+    }
+    object
+}
