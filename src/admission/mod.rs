@@ -18,6 +18,7 @@
 
 pub mod attributes;
 pub mod namespace;
+pub mod webhook;
 
 pub use attributes::{Attributes, Operation};
 

@@ -1,0 +1,3 @@
+//! kube's webhook admission (MutatingAdmissionWebhook, ValidatingAdmissionWebhook).
+
+pub mod conditions;
