@@ -128,7 +128,11 @@ fn vars() -> [Var; 6] {
             Type::Object(std::sync::Arc::clone(namespace)),
             Some(namespace),
         ),
-        var(REQUEST, Type::Object(std::sync::Arc::clone(request)), Some(request)),
+        var(
+            REQUEST,
+            Type::Object(std::sync::Arc::clone(request)),
+            Some(request),
+        ),
         var(AUTHORIZER, Type::Opaque(AUTHORIZER_TYPE), None),
         var(REQUEST_RESOURCE, Type::Opaque(RESOURCE_CHECK_TYPE), None),
     ]

@@ -184,17 +184,17 @@ impl DeclType {
     /// The one schemaless declaration ([`DeclKind::Dyn`]).
     pub fn dyn_json() -> &'static DeclType {
         static DYN: std::sync::LazyLock<DeclType> = std::sync::LazyLock::new(|| {
-            DeclType::simple("dyn", DeclKind::Dyn, MIN_NUMBER_SIZE, MAX_REQUEST_SIZE_BYTES - 2)
+            DeclType::simple(
+                "dyn",
+                DeclKind::Dyn,
+                MIN_NUMBER_SIZE,
+                MAX_REQUEST_SIZE_BYTES - 2,
+            )
         });
         &DYN
     }
 
-    pub(crate) fn simple(
-        name: &str,
-        kind: DeclKind,
-        min_size: i64,
-        max_elements: i64,
-    ) -> DeclType {
+    pub(crate) fn simple(name: &str, kind: DeclKind, min_size: i64, max_elements: i64) -> DeclType {
         DeclType {
             name: name.to_string(),
             kind,

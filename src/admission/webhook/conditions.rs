@@ -120,7 +120,12 @@ impl MatchConditions {
     pub fn compile_errors(&self) -> Vec<(&str, &str)> {
         self.conditions
             .iter()
-            .filter_map(|c| c.program.as_ref().err().map(|e| (c.name.as_str(), e.as_str())))
+            .filter_map(|c| {
+                c.program
+                    .as_ref()
+                    .err()
+                    .map(|e| (c.name.as_str(), e.as_str()))
+            })
             .collect()
     }
 

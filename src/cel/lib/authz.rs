@@ -35,20 +35,45 @@ pub fn library() -> Library {
     let accessor = |id, name, result| Decl::member(id, name, vec![decision()], result);
     Library {
         decls: vec![
-            Decl::member("authorizer_path", "path", vec![authorizer(), Type::String], path()),
-            Decl::member("authorizer_group", "group", vec![authorizer(), Type::String], group()),
+            Decl::member(
+                "authorizer_path",
+                "path",
+                vec![authorizer(), Type::String],
+                path(),
+            ),
+            Decl::member(
+                "authorizer_group",
+                "group",
+                vec![authorizer(), Type::String],
+                group(),
+            ),
             Decl::member(
                 "authorizer_serviceaccount",
                 "serviceAccount",
                 vec![authorizer(), Type::String, Type::String],
                 authorizer(),
             ),
-            Decl::member("groupcheck_resource", "resource", vec![group(), Type::String], resource()),
+            Decl::member(
+                "groupcheck_resource",
+                "resource",
+                vec![group(), Type::String],
+                resource(),
+            ),
             builder("resourcecheck_subresource", "subresource"),
             builder("resourcecheck_namespace", "namespace"),
             builder("resourcecheck_name", "name"),
-            Decl::member("pathcheck_check", "check", vec![path(), Type::String], decision()),
-            Decl::member("resourcecheck_check", "check", vec![resource(), Type::String], decision()),
+            Decl::member(
+                "pathcheck_check",
+                "check",
+                vec![path(), Type::String],
+                decision(),
+            ),
+            Decl::member(
+                "resourcecheck_check",
+                "check",
+                vec![resource(), Type::String],
+                decision(),
+            ),
             accessor("decision_errored", "errored", Type::Bool),
             accessor("decision_error", "error", Type::String),
             accessor("decision_allowed", "allowed", Type::Bool),

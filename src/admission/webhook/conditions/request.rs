@@ -63,7 +63,10 @@ pub fn request_json(input: &ConditionInput<'_>) -> Json {
     request.insert("operation".into(), Json::from(input.operation));
     request.insert("userInfo".into(), user_info(input.user));
     request.insert("dryRun".into(), Json::Bool(input.dry_run));
-    request.insert("options".into(), input.options.cloned().unwrap_or(Json::Null));
+    request.insert(
+        "options".into(),
+        input.options.cloned().unwrap_or(Json::Null),
+    );
     Json::Object(request)
 }
 
