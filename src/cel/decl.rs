@@ -63,8 +63,9 @@ pub enum DeclKind {
         fields: BTreeMap<String, Field>,
     },
     /// Any JSON value without a schema (`dyn`), read as cel-go's `DefaultTypeAdapter`
-    /// reads decoded JSON: admission's `object`, `oldObject` and `request.options`.
-    /// Its lists' items and its maps' values are again of this kind.
+    /// reads decoded JSON (every key visible, a missing one `no such key`, a null one
+    /// `null`): the values of admission's variables (`object`, `oldObject`, `request`,
+    /// `namespaceObject`). Its lists' items and its maps' values are again of this kind.
     Dyn,
 }
 

@@ -186,7 +186,7 @@ pub fn object_equal(
             DeclKind::Object { fields: props } => {
                 escape(json_name).filter(|k| props.contains_key(k))
             }
-            DeclKind::Map { .. } | DeclKind::Dyn => Some(json_name.clone()),
+            DeclKind::Map { .. } => Some(json_name.clone()),
             _ => None,
         };
         match declared {
