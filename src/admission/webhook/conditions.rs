@@ -21,6 +21,7 @@ use crate::cel::admission::{Activation, AdmissionProgram};
 use crate::cel::eval::CostTracker;
 use crate::cel::lib::authz::{authorizer_value, request_resource_value};
 use crate::cel::value::Value;
+use crate::error::aggregate_messages;
 
 /// kube's `celconfig.PerCallLimit`: the cost one expression may spend.
 pub const PER_CALL_LIMIT: u64 = 1_000_000;
@@ -62,7 +63,9 @@ pub enum ConditionError {
 impl fmt::Display for ConditionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ConditionError::Failed(errors) => f.write_str(&aggregate(errors)),
+            ConditionError::Failed(errors) => {
+                f.write_str(&aggregate_messages(errors.iter().cloned()))
+            }
             ConditionError::OutOfBudget => f.write_str(OUT_OF_BUDGET),
             ConditionError::TooMany(n) => write!(
                 f,
@@ -73,21 +76,6 @@ impl fmt::Display for ConditionError {
 }
 
 impl std::error::Error for ConditionError {}
-
-/// kube's `utilerrors.NewAggregate(...).Error()`: distinct messages, bracketed and
-/// comma-separated when more than one.
-fn aggregate(errors: &[String]) -> String {
-    let mut seen: Vec<&str> = Vec::new();
-    for e in errors {
-        if !seen.contains(&e.as_str()) {
-            seen.push(e);
-        }
-    }
-    match seen.as_slice() {
-        [one] => one.to_string(),
-        many => format!("[{}]", many.join(", ")),
-    }
-}
 
 /// One condition's outcome, before kube's matcher combines them.
 enum Outcome {
