@@ -14,8 +14,8 @@ mod field;
 /// `text/plain; charset=utf-8` for [`ApiError::PathNotFound`].
 pub const PAGE_NOT_FOUND: &str = "404 page not found\n";
 
-pub(crate) use field::aggregate;
 pub use field::{ErrorType, FieldError};
+pub(crate) use field::{aggregate, aggregate_messages};
 
 /// A resource as kube names it in messages: `crontabs.stable.example.com`.
 /// kube's timeout filter's 504 text (`apierrors.NewTimeoutError`), when a request that

@@ -62,6 +62,11 @@ pub enum DeclKind {
     Object {
         fields: BTreeMap<String, Field>,
     },
+    /// Any JSON value without a schema (`dyn`), read as cel-go's `DefaultTypeAdapter`
+    /// reads decoded JSON (every key visible, a missing one `no such key`, a null one
+    /// `null`): the values of admission's variables (`object`, `oldObject`, `request`,
+    /// `namespaceObject`). Its lists' items and its maps' values are again of this kind.
+    Dyn,
 }
 
 /// A property of an object: its CEL name is the map key, its JSON name here.
@@ -162,7 +167,7 @@ impl DeclType {
             DeclKind::Bytes => Type::Bytes,
             DeclKind::Duration => Type::Duration,
             DeclKind::Timestamp => Type::Timestamp,
-            DeclKind::IntOrString => Type::Dyn,
+            DeclKind::IntOrString | DeclKind::Dyn => Type::Dyn,
             DeclKind::List { elem, .. } => Type::list(elem.cel_type()),
             DeclKind::Map { value } => Type::map(Type::String, value.cel_type()),
             DeclKind::Object { .. } => Type::Object(Arc::clone(self)),
@@ -177,7 +182,20 @@ impl DeclType {
         }
     }
 
-    fn simple(name: &str, kind: DeclKind, min_size: i64, max_elements: i64) -> DeclType {
+    /// The one schemaless declaration ([`DeclKind::Dyn`]).
+    pub fn dyn_json() -> &'static DeclType {
+        static DYN: std::sync::LazyLock<DeclType> = std::sync::LazyLock::new(|| {
+            DeclType::simple(
+                "dyn",
+                DeclKind::Dyn,
+                MIN_NUMBER_SIZE,
+                MAX_REQUEST_SIZE_BYTES - 2,
+            )
+        });
+        &DYN
+    }
+
+    pub(crate) fn simple(name: &str, kind: DeclKind, min_size: i64, max_elements: i64) -> DeclType {
         DeclType {
             name: name.to_string(),
             kind,

@@ -1,5 +1,6 @@
-//! CEL for CRD validation rules (`x-kubernetes-validations`): parse, type-check against
-//! the schema, estimate cost, and evaluate with kube's environment, costs and texts.
+//! CEL for CRD validation rules (`x-kubernetes-validations`) and admission expressions
+//! (webhooks' `matchConditions`): parse, type-check against the schema or the admission
+//! variables, estimate cost, and evaluate with kube's environment, costs and texts.
 //!
 //! # Engine choice
 //! kube's verdicts (which rules a CRD may carry), its cost numbers and its error strings
@@ -19,11 +20,13 @@
 //!   and the run-time cost of each call.
 //! - [`eval`]: the checked expression planned once into a tree of resolved steps, then
 //!   evaluated against [`value::Value`]s with cel-go's run-time cost accounting.
-//! - [`program`]: one rule or messageExpression compiled for a schema node.
+//! - [`program`]: one rule or messageExpression compiled for a schema node;
+//!   [`admission`]: one admission expression compiled against kube's admission variables.
 //! - [`functions`]: overload signatures and implementations keyed by cel-go ids;
 //!   [`stdlib`]: the standard definitions; [`lib`]: the Kubernetes libraries and the
 //!   cel-go extensions kube enables; [`env`]: the environment of stored CRD rules.
 
+pub mod admission;
 pub mod ast;
 pub mod check;
 pub mod checked;

@@ -103,10 +103,15 @@ impl FieldError {
 /// apimachinery's aggregate of field errors (`ErrorList.ToAggregate`): repeated texts
 /// once, in first-seen order; one message alone, several as `[a, b]`.
 pub(crate) fn aggregate(causes: &[FieldError]) -> String {
+    aggregate_messages(causes.iter().map(FieldError::message))
+}
+
+/// apimachinery's `utilerrors.NewAggregate(errs).Error()` over error texts: repeated
+/// texts once, in first-seen order; one message alone, several as `[a, b]`.
+pub(crate) fn aggregate_messages(messages: impl IntoIterator<Item = String>) -> String {
     let mut seen = std::collections::HashSet::new();
-    let messages: Vec<String> = causes
-        .iter()
-        .map(FieldError::message)
+    let messages: Vec<String> = messages
+        .into_iter()
         .filter(|m| seen.insert(m.clone()))
         .collect();
     match messages.as_slice() {

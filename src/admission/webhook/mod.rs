@@ -4,12 +4,14 @@
 //! - [`hook`]: one compiled webhook (kube's `WebhookAccessor`) and the snapshot's order.
 //! - [`rules`]: a webhook rule against a request (kube's `predicates/rules`).
 //! - [`matching`]: whether a hook is called and with which version (`ShouldCallHook`).
+//! - [`conditions`]: a webhook's `matchConditions` (CEL), compiled once, judged per request.
 //! - [`review`]: the AdmissionReview sent and the answer's checks.
 //! - [`transport`]: the pooled HTTPS client that calls webhooks.
 //! - [`dispatch`]: what both plugins share; [`mutating`] and [`validating`]: kube's two
 //!   dispatchers; [`call`]: one call of one webhook.
 
 pub mod call;
+pub mod conditions;
 pub mod dispatch;
 pub mod hook;
 pub mod matching;

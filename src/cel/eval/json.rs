@@ -25,6 +25,7 @@ pub fn try_from_json<'a>(v: &'a Json, decl: &'a DeclType) -> Outcome<'a> {
         return Ok(Value::Null);
     }
     match (&decl.kind, v) {
+        (DeclKind::Dyn, v) => Ok(schemaless(v, decl)),
         (DeclKind::IntOrString, Json::String(s)) => Ok(Value::String(Str::Borrowed(s))),
         (DeclKind::IntOrString, Json::Number(n)) if n.is_i64() => {
             Ok(Value::Int(n.as_i64().unwrap_or_default()))
@@ -64,6 +65,22 @@ pub fn try_from_json<'a>(v: &'a Json, decl: &'a DeclType) -> Outcome<'a> {
             expected_name(kind),
             go_type(other)
         ))),
+    }
+}
+
+/// A JSON value without schema, as cel-go's `NativeToValue` converts decoded JSON: Go
+/// decodes integers that fit int64 as `int64`, other numbers as `float64`.
+fn schemaless<'a>(v: &'a Json, decl: &'a DeclType) -> Value<'a> {
+    match v {
+        Json::Null => Value::Null,
+        Json::Bool(b) => Value::Bool(*b),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) => Value::Int(i),
+            None => Value::Double(n.as_f64().unwrap_or_default()),
+        },
+        Json::String(s) => Value::String(Str::Borrowed(s)),
+        Json::Array(items) => Value::List(List::Json { items, decl }),
+        Json::Object(fields) => Value::Map(Map::Json { fields, decl }),
     }
 }
 
@@ -120,6 +137,7 @@ pub fn map_find<'a>(
             Some(v) => try_from_json(v, value).map(Some),
             None => Ok(None),
         },
+        DeclKind::Dyn => Ok(fields.get(key).map(|v| schemaless(v, decl))),
         _ => Ok(None),
     }
 }
@@ -133,7 +151,7 @@ pub fn map_keys<'a>(fields: &'a JsonMap<String, Json>, decl: &'a DeclType) -> Ve
             .filter(|k| props.contains_key(k))
             .map(|k| ops::string(&k))
             .collect(),
-        DeclKind::Map { .. } => fields
+        DeclKind::Map { .. } | DeclKind::Dyn => fields
             .keys()
             .map(|k| Value::String(Str::Borrowed(k)))
             .collect(),

@@ -131,6 +131,7 @@ pub fn list_get<'a>(list: &List<'a>, i: usize) -> Outcome<'a> {
     match list {
         List::Json { items, decl } => match (items.get(i), &decl.kind) {
             (Some(item), DeclKind::List { elem, .. }) => json::try_from_json(item, elem),
+            (Some(item), DeclKind::Dyn) => json::try_from_json(item, decl),
             _ => Err(EvalError::new(format!("index out of bounds: {i}"))),
         },
         List::Owned(items) => items

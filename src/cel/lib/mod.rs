@@ -1,6 +1,7 @@
 //! The Kubernetes CEL libraries and the cel-go extensions kube enables for CRD rules.
 
 mod argv;
+pub mod authz;
 pub mod cidr;
 pub mod comprehensions;
 mod elems;
@@ -33,6 +34,7 @@ pub fn library() -> Library {
     library.extend(quantity::library());
     library.extend(semver::library());
     library.extend(lists::library());
+    library.extend(authz::library());
     library.extend(sets::library());
     library.extend(extlists::library());
     library.extend(comprehensions::library());

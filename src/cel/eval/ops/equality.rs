@@ -86,8 +86,12 @@ fn list_equal(a: &List<'_>, b: &List<'_>) -> Result<bool, EvalError> {
     {
         return eq;
     }
-    // cel-go's own lists skip element comparisons that fail; kube's JSON lists fail.
-    let owned = matches!(a, List::Owned(_));
+    // cel-go's own lists (and schemaless JSON, which cel-go adapts as its own) skip
+    // element comparisons that fail; kube's JSON lists fail.
+    let owned = match a {
+        List::Owned(_) => true,
+        List::Json { decl, .. } => matches!(decl.kind, DeclKind::Dyn),
+    };
     for i in 0..list_len(a) {
         match equal(&list_get(a, i)?, &list_get(b, i)?) {
             Ok(false) => return Ok(false),
@@ -102,10 +106,12 @@ fn map_equal(a: &Map<'_>, b: &Map<'_>) -> Result<bool, EvalError> {
     if map_len(a) != map_len(b) {
         return Ok(false);
     }
-    if let Map::Json { fields, decl } = a {
+    if let Map::Json { fields, decl } = a
+        && !matches!(decl.kind, DeclKind::Dyn)
+    {
         return json::object_equal(fields, decl, b);
     }
-    // As lists: cel-go's own maps skip value comparisons that fail.
+    // As lists: cel-go's own maps (schemaless JSON too) skip value comparisons that fail.
     for (k, v) in map_entries(a)? {
         match map_find(b, &k)? {
             Some(other) if !matches!(equal(&v, &other), Ok(false)) => {}
