@@ -8,6 +8,7 @@
 //! is made of authorization checks, as kube's `WithImpersonation` is built on the
 //! authorizer.
 
+pub mod cel;
 #[cfg(test)]
 mod consistency;
 pub mod impersonation;

@@ -242,6 +242,18 @@ impl SarAuthorizer {
         }
     }
 
+    /// The decision for a spec an expression built (not cached: kube's library asks its
+    /// authorizer directly).
+    pub async fn decide_spec(&self, spec: SubjectAccessReviewSpec) -> Result<Decision, SarError> {
+        let answer = self.review(spec).await?;
+        match (answer.allowed, answer.denied) {
+            (true, true) => Err(SarError::AllowAndDeny),
+            (true, false) => Ok(Decision::Allow),
+            (false, true) => Ok(Decision::Deny(answer.reason)),
+            (false, false) => Ok(Decision::NoOpinion(answer.reason)),
+        }
+    }
+
     async fn review(&self, spec: SubjectAccessReviewSpec) -> Result<Answer, ReviewError> {
         let request = SubjectAccessReview {
             spec,

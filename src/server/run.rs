@@ -18,6 +18,7 @@ use crate::admission::webhook::transport::{
 use crate::admission::{self, Plugin};
 use crate::authn::{self, Authenticator};
 use crate::authz::Authorizer;
+use crate::authz::cel::CelBridge;
 use crate::config::ServeFlags;
 use crate::config::transport::Transport;
 use crate::config::validate::{ConfigErrors, Serving, StoreChoice};
@@ -161,6 +162,7 @@ fn watch_cache(
 /// in-cluster); without a cluster, nothing is checked and no webhook is called.
 async fn admission_chain(
     flags: &ServeFlags,
+    authorizer: &Arc<Authorizer>,
     metrics: AdmissionMetrics,
 ) -> Result<admission::Chain, StartError> {
     let kubeconfig = flags.auth.kubeconfig.as_deref();
@@ -184,6 +186,7 @@ async fn admission_chain(
         validating: WebhookTransport::new(settings),
         namespaces: namespaces.clone(),
         metrics: metrics.clone(),
+        authorizer: Arc::new(CelBridge::new(authorizer.clone())),
     });
     let plugins = vec![
         Plugin::NamespaceLifecycle(namespaces),
@@ -214,7 +217,7 @@ pub async fn run(
     let authorizer = Arc::new(authorizer);
     let direct = open_store(&config.store).await?;
     let (store, cache) = watch_cache(&catalog, flags, direct, cache_metrics);
-    let admission = admission_chain(flags, admission_metrics).await?;
+    let admission = admission_chain(flags, &authorizer, admission_metrics).await?;
     let inflight = InFlight::new(
         flags.limits.max_requests_inflight,
         flags.limits.max_mutating_requests_inflight,

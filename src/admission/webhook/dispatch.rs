@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::hook::{Hook, Hooks};
+use super::conditions::{self, Authorizer as ConditionAuthorizer, ConditionInput};
+use super::hook::{FailurePolicy, Hook, Hooks};
 use super::matching::NamespaceLabels;
 use super::matching::{self, Equivalent, Gvk, Gvr, Invocation, MatchError, MatchRequest};
 use super::source::Source;
@@ -32,6 +33,8 @@ pub struct Webhooks {
     /// The namespaces followed for NamespaceLifecycle, whose labels `namespaceSelector`s read.
     pub namespaces: NamespaceLifecycle,
     pub metrics: AdmissionMetrics,
+    /// What `authorizer` checks in matchConditions ask (the server's authorizer).
+    pub authorizer: Arc<dyn ConditionAuthorizer + Send + Sync>,
 }
 
 impl Webhooks {
@@ -63,18 +66,76 @@ impl Webhooks {
 }
 
 impl Webhooks {
-    /// A hook's `matchConditions` for this request: whether they match; an error that
-    /// the hook's failurePolicy turns into a refusal or a skip.
+    /// A hook's `matchConditions` for this request (kube's `matchconditions.Matcher` in
+    /// `ShouldCallHook`): whether they match. When they cannot decide, failurePolicy
+    /// Ignore skips the hook and Fail refuses the request (kube's 403).
     pub async fn conditions_match(
         &self,
         invocation: &Invocation,
-        _attributes: &Attributes<'_>,
-        _object: Option<&Value>,
+        attributes: &Attributes<'_>,
+        object: Option<&Value>,
     ) -> Result<bool, ApiError> {
-        if invocation.hook.match_conditions.is_empty() {
+        let hook = &invocation.hook;
+        if hook.conditions.is_empty() {
             return Ok(true);
         }
-        Err(ApiError::Internal("matchConditions: not wired yet".into()))
+        let seen = object.map(|o| versioned(o, invocation));
+        let old = attributes.old_object.map(|o| versioned(o, invocation));
+        let options = attributes.options.to_json();
+        let input = ConditionInput {
+            kind: conditions::Gvk {
+                group: &invocation.kind.group,
+                version: &invocation.kind.version,
+                kind: &invocation.kind.kind,
+            },
+            request_kind: conditions::Gvk {
+                group: attributes.kind.group,
+                version: attributes.kind.version,
+                kind: attributes.kind.kind,
+            },
+            request_resource: conditions::Gvr {
+                group: attributes.group,
+                version: attributes.version,
+                resource: attributes.resource,
+            },
+            sub_resource: attributes.subresource,
+            name: attributes.name,
+            namespace: attributes.namespace,
+            operation: attributes.operation.as_str(),
+            user: attributes.user,
+            dry_run: attributes.dry_run,
+            options: options.as_ref(),
+            object: seen.as_deref(),
+            old_object: old.as_deref(),
+        };
+        let authorizer: Arc<dyn ConditionAuthorizer> = self.authorizer.clone();
+        // The authorizer library asks the cluster synchronously, as kube's does: off the
+        // runtime's worker (the server's runtime has several).
+        let evaluate = || hook.conditions.evaluate(&input, &authorizer);
+        let flavor = tokio::runtime::Handle::current().runtime_flavor();
+        let decided = match flavor {
+            tokio::runtime::RuntimeFlavor::MultiThread => tokio::task::block_in_place(evaluate),
+            _ => evaluate(),
+        };
+        match decided {
+            Ok(matched) => Ok(matched),
+            Err(e) => match hook.failure_policy {
+                FailurePolicy::Ignore => Ok(false),
+                FailurePolicy::Fail => {
+                    tracing::warn!(webhook = %hook.name, error = %e, "failed evaluating match conditions, failing closed");
+                    let resource = GroupResource::new(attributes.group, attributes.resource);
+                    let name = attributes.name;
+                    Err(ApiError::Forbidden {
+                        message: format!(
+                            "{resource} {} is forbidden: {e}",
+                            crate::gofmt::quote(name)
+                        ),
+                        resource: Some(resource),
+                        name: name.to_string(),
+                    })
+                }
+            },
+        }
     }
 }
 

@@ -18,6 +18,7 @@ use k8s_openapi::api::admissionregistration::v1::{
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector as ApiSelector;
 
+use super::conditions::MatchConditions;
 use super::rules::Rule;
 use super::transport::Endpoint;
 use crate::selector::label::LabelSelector;
@@ -90,6 +91,9 @@ pub struct Hook {
     pub object_selector: Result<LabelSelector, String>,
     /// `matchConditions` as `(name, expression)`, compiled by the conditions module.
     pub match_conditions: Vec<(String, String)>,
+    /// The same, compiled once (a condition that does not compile fails the hook per
+    /// its failurePolicy when it is consulted).
+    pub conditions: Arc<MatchConditions>,
     pub failure_policy: FailurePolicy,
     pub side_effects: SideEffects,
     pub timeout: Duration,
@@ -167,6 +171,7 @@ impl<'a> Common<'a> {
             },
             namespace_selector: selector(self.namespace_selector),
             object_selector: selector(self.object_selector),
+            conditions: Arc::new(MatchConditions::compile(&self.match_conditions)),
             match_conditions: self.match_conditions,
             failure_policy: match self.failure_policy {
                 Some("Ignore") => FailurePolicy::Ignore,
@@ -242,6 +247,9 @@ impl Hook {
             if let Some(error) = problem {
                 tracing::warn!(webhook = %self.uid, field, %error, "invalid webhook configuration; the webhook fails when a request matches it");
             }
+        }
+        for (condition, error) in self.conditions.compile_errors() {
+            tracing::warn!(webhook = %self.uid, condition, %error, "matchCondition does not compile; the webhook's failurePolicy decides when a request matches it");
         }
     }
 }
