@@ -1,6 +1,6 @@
 //! One pooled HTTPS client per webhook connection identity (endpoint host, caBundle,
 //! credentials): rustls on ring, HTTP/2 by ALPN with HTTP/1.1 fallback, the service
-//! override applied by the resolver while TLS still verifies the service's name.
+//! override applied to the address dialled while TLS still verifies the service's name.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;

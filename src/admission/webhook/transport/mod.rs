@@ -3,13 +3,13 @@
 //! bounded by the webhook's timeout, sent with `?timeout=`; failures in kube's words.
 //!
 //! - [`endpoint`]: where a webhook is called (`clientConfig`).
-//! - [`credentials`]: `--admission-control-config-file` and its kubeconfig users.
+//! - [`credentials`]: `--admission-control-config-file` and its kubeconfig users (read at
+//!   start-up, so they live in `config::admission::users`).
 //! - `connect`: the pooled clients (TLS, HTTP/2, the service override).
 //! - `warmup`: a cold client's first connection is made alone.
 //! - [`error`]: [`CallError`], Go's and client-go's texts.
 
 mod connect;
-pub mod credentials;
 pub mod endpoint;
 pub mod error;
 mod warmup;
@@ -23,6 +23,7 @@ use base64::Engine;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 
+pub use crate::config::admission::users as credentials;
 pub use credentials::{AdmissionUsers, Credentials, Users};
 pub use endpoint::Endpoint;
 pub use error::CallError;
