@@ -1,6 +1,7 @@
 //! Configuration stage: command-line flags (k8s.io/apiserver's names) into typed flags
 //! ([`ServeFlags`]), validated into a [`validate::Config`] with every problem reported at once.
 
+pub mod admission;
 pub mod auth;
 pub mod ciphers;
 pub mod transport;
@@ -115,6 +116,8 @@ pub struct ServeFlags {
     pub dev_pki_dir: PathBuf,
     #[command(flatten)]
     pub auth: auth::AuthFlags,
+    #[command(flatten)]
+    pub admission: admission::AdmissionFlags,
     /// Log format.
     #[arg(long = "log-format", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::ServeFlags;
+use super::admission::AdmissionSettings;
 use super::transport::Transport;
 use crate::storage::etcd::EtcdConfig;
 
@@ -34,6 +35,9 @@ pub struct Config {
     pub serving: Serving,
     pub store: StoreChoice,
     pub transport: Transport,
+    /// The webhook transports' settings (`--admission-control-config-file`,
+    /// `--admission-webhook-service-address`, the answer bound).
+    pub admission: AdmissionSettings,
 }
 
 /// Every problem of a command line, one `--flag: problem` per line.
@@ -51,17 +55,23 @@ impl ServeFlags {
         let serving = problems.serving(&self);
         let store = problems.store(&self);
         let transport = problems.transport(&self.transport);
+        let admission = problems.admission(&self.admission, self.max_object_size);
         problems.check_files(&self);
         problems.check_durations(&self);
         problems.check_limits(&self);
         problems.check_always_allow_paths(&self.auth.authorization_always_allow_paths);
-        match (serving, store, transport) {
-            (Some(serving), Some(store), Some(transport)) if problems.0.is_empty() => Ok(Config {
-                flags: self,
-                serving,
-                store,
-                transport,
-            }),
+        match (serving, store, transport, admission) {
+            (Some(serving), Some(store), Some(transport), Some(admission))
+                if problems.0.is_empty() =>
+            {
+                Ok(Config {
+                    flags: self,
+                    serving,
+                    store,
+                    transport,
+                    admission,
+                })
+            }
             _ => Err(ConfigErrors {
                 problems: problems.0,
             }),
@@ -79,6 +89,11 @@ impl Problems {
 
     pub(super) fn count(&self) -> usize {
         self.0.len()
+    }
+
+    #[cfg(test)]
+    pub(super) fn into_lines(self) -> Vec<String> {
+        self.0
     }
 
     /// A file read at start-up must be there.

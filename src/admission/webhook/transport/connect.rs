@@ -1,20 +1,18 @@
 //! One pooled HTTPS client per webhook connection identity (endpoint host, caBundle,
 //! credentials): rustls on ring, HTTP/2 by ALPN with HTTP/1.1 fallback, the service
-//! override applied by the resolver while TLS still verifies the service's name.
+//! override applied to the address dialled while TLS still verifies the service's name.
 
 use std::collections::BTreeMap;
-use std::future::Future;
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
+use http::Uri;
 use http_body_util::Full;
 use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::client::legacy::connect::dns::Name;
 use hyper_util::rt::TokioExecutor;
 use rustls::RootCertStore;
 use rustls::pki_types::pem::PemObject;
@@ -22,38 +20,48 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 use super::credentials::Credentials;
 
-pub type Pooled = Client<HttpsConnector<HttpConnector<Resolver>>, Full<Bytes>>;
+/// How long a pooled connection may stay idle.
+pub const POOL_IDLE: std::time::Duration = std::time::Duration::from_secs(90);
 
-/// `<name>.<namespace>.svc` (or `<name>.<namespace>.svc:<port>`) → where to connect.
+pub type Pooled = Client<HttpsConnector<Overriding>, Full<Bytes>>;
+
+/// `<name>.<namespace>.svc` → where to connect instead.
 pub type Overrides = Arc<BTreeMap<String, SocketAddr>>;
 
-/// DNS, with the service overrides first.
+/// The TCP connector, with the service overrides applied to the address dialled (the
+/// URI's host stays the TLS server name: hyper-rustls takes it before dialling).
+/// hyper-util's `HttpConnector` puts the URI's port on every resolved address, so the
+/// override rewrites the URI it dials rather than resolving the name.
 #[derive(Clone)]
-pub struct Resolver {
+pub struct Overriding {
+    http: HttpConnector,
     overrides: Overrides,
 }
 
-impl tower::Service<Name> for Resolver {
-    type Response = std::vec::IntoIter<SocketAddr>;
-    type Error = std::io::Error;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>> + Send>>;
+impl tower::Service<Uri> for Overriding {
+    type Response = <HttpConnector as tower::Service<Uri>>::Response;
+    type Error = <HttpConnector as tower::Service<Uri>>::Error;
+    type Future = <HttpConnector as tower::Service<Uri>>::Future;
 
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        Poll::Ready(Ok(()))
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.http.poll_ready(cx)
     }
 
-    fn call(&mut self, name: Name) -> Self::Future {
-        let host = name.as_str().to_string();
-        let fixed = self.overrides.get(&host).copied();
-        Box::pin(async move {
-            if let Some(addr) = fixed {
-                return Ok(vec![addr].into_iter());
-            }
-            let addrs: Vec<SocketAddr> =
-                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-            Ok(addrs.into_iter())
-        })
+    fn call(&mut self, dst: Uri) -> Self::Future {
+        let fixed = dst.host().and_then(|host| self.overrides.get(host));
+        let dst = match fixed.and_then(|addr| dialled(&dst, *addr)) {
+            Some(rewritten) => rewritten,
+            None => dst,
+        };
+        self.http.call(dst)
     }
+}
+
+/// `dst` with its authority replaced by `addr`.
+fn dialled(dst: &Uri, addr: SocketAddr) -> Option<Uri> {
+    let mut parts = dst.clone().into_parts();
+    parts.authority = Some(addr.to_string().parse().ok()?);
+    Uri::from_parts(parts).ok()
 }
 
 /// A client for calls with these roots and credentials.
@@ -81,18 +89,20 @@ pub fn client(
         }
         None => builder.with_no_client_auth(),
     };
-    let mut http = HttpConnector::new_with_resolver(Resolver {
-        overrides: overrides.clone(),
-    });
+    let mut http = HttpConnector::new();
     http.enforce_http(false);
     http.set_nodelay(true);
+    let http = Overriding {
+        http,
+        overrides: overrides.clone(),
+    };
     let https = hyper_rustls::HttpsConnectorBuilder::new()
         .with_tls_config(config)
         .https_only()
         .enable_all_versions()
         .wrap_connector(http);
     Ok(Client::builder(TokioExecutor::new())
-        .pool_idle_timeout(std::time::Duration::from_secs(90))
+        .pool_idle_timeout(POOL_IDLE)
         .build(https))
 }
 

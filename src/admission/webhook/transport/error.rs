@@ -122,11 +122,11 @@ pub fn go_cause(error: &(dyn std::error::Error + 'static), target: &str) -> Stri
         }
         if let Some(io) = e.downcast_ref::<std::io::Error>() {
             io_kind.get_or_insert(io.kind());
-            if let Some(tls) = io
-                .get_ref()
-                .and_then(|inner| inner.downcast_ref::<rustls::Error>())
-            {
-                return tls_cause(tls);
+            // An io::Error's `source()` skips the error it wraps (hyper-rustls wraps
+            // tokio-rustls's io::Error, which wraps the rustls::Error): walk into it.
+            if let Some(inner) = io.get_ref() {
+                current = Some(inner as &(dyn std::error::Error + 'static));
+                continue;
             }
         }
         if let Some(h) = e.downcast_ref::<hyper::Error>()

@@ -3,14 +3,16 @@
 //! bounded by the webhook's timeout, sent with `?timeout=`; failures in kube's words.
 //!
 //! - [`endpoint`]: where a webhook is called (`clientConfig`).
-//! - [`credentials`]: `--admission-control-config-file` and its kubeconfig users.
+//! - [`credentials`]: `--admission-control-config-file` and its kubeconfig users (read at
+//!   start-up, so they live in `config::admission::users`).
 //! - `connect`: the pooled clients (TLS, HTTP/2, the service override).
+//! - `warmup`: a cold client's first connection is made alone.
 //! - [`error`]: [`CallError`], Go's and client-go's texts.
 
 mod connect;
-pub mod credentials;
 pub mod endpoint;
 pub mod error;
+mod warmup;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -21,11 +23,13 @@ use base64::Engine;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 
+pub use crate::config::admission::users as credentials;
 pub use credentials::{AdmissionUsers, Credentials, Users};
 pub use endpoint::Endpoint;
 pub use error::CallError;
 
 use connect::{Overrides, Pooled};
+use warmup::Warmup;
 
 /// kube's client cache size (`defaultCacheSize`); past it the cache starts over.
 const MAX_CLIENTS: usize = 200;
@@ -44,6 +48,9 @@ pub struct Settings {
     pub max_response_bytes: usize,
 }
 
+/// A pooled client, the credentials it sends, and its warm-up.
+type Client = (Pooled, Credentials, Arc<Warmup>);
+
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct Key {
     authority: String,
@@ -54,7 +61,7 @@ struct Key {
 pub struct Transport {
     settings: Settings,
     overrides: Overrides,
-    clients: Mutex<HashMap<Key, (Pooled, Credentials)>>,
+    clients: Mutex<HashMap<Key, Client>>,
 }
 
 impl Transport {
@@ -81,14 +88,17 @@ impl Transport {
     ) -> Result<Vec<u8>, CallError> {
         let url = format!("{}?timeout={}", endpoint.base_url(), go_seconds(timeout));
         let authority = authority(&url);
-        let (client, credentials) = self.client(endpoint, &authority)?;
+        let (client, credentials, warmup) = self.client(endpoint, &authority)?;
         let request = request(&url, body, &credentials)?;
         let limit = self.settings.max_response_bytes;
         let call = async {
-            let response = client.request(request).await.map_err(|e| CallError::Post {
-                url: url.clone(),
-                cause: error::go_cause(&e, &authority),
-            })?;
+            let response = warmup
+                .send(&client, request)
+                .await
+                .map_err(|e| CallError::Post {
+                    url: url.clone(),
+                    cause: error::go_cause(&e, &authority),
+                })?;
             let code = response.status().as_u16();
             let content_type = response
                 .headers()
@@ -130,11 +140,7 @@ impl Transport {
         Ok(bytes.to_vec())
     }
 
-    fn client(
-        &self,
-        endpoint: &Endpoint,
-        authority: &str,
-    ) -> Result<(Pooled, Credentials), CallError> {
+    fn client(&self, endpoint: &Endpoint, authority: &str) -> Result<Client, CallError> {
         let key = Key {
             authority: authority.to_string(),
             ca_bundle: endpoint.ca_bundle().map(<[u8]>::to_vec),
@@ -153,8 +159,9 @@ impl Transport {
         if clients.len() >= MAX_CLIENTS {
             clients.clear();
         }
-        clients.insert(key, (client.clone(), credentials.clone()));
-        Ok((client, credentials))
+        let entry = (client, credentials, Arc::new(Warmup::default()));
+        clients.insert(key, entry.clone());
+        Ok(entry)
     }
 }
 

@@ -1,4 +1,5 @@
-//! The credentials a webhook is called with: kube's `--admission-control-config-file`
+//! The credentials an admission webhook is called with (read at start-up; the webhook
+//! transport, `admission::webhook::transport::credentials`, uses them): kube's `--admission-control-config-file`
 //! (`AdmissionConfiguration`, plugins `ValidatingAdmissionWebhook` /
 //! `MutatingAdmissionWebhook`, each a `WebhookAdmissionConfiguration` naming a
 //! `kubeConfigFile`), whose users are picked per webhook host as k8s.io/apiserver
@@ -190,8 +191,12 @@ struct WebhookAdmission {
 impl AdmissionUsers {
     /// Reads `--admission-control-config-file`; an error names the file and the fault.
     pub fn load(path: &Path) -> Result<AdmissionUsers, String> {
-        let text = read(path)
-            .map_err(|e| format!("unable to read admission control configuration from {e}"))?;
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            format!(
+                "unable to read admission control configuration from {} [{e}]",
+                crate::gofmt::quote(&path.display().to_string())
+            )
+        })?;
         let config: AdmissionConfiguration = yaml(&text)
             .map_err(|e| format!("admission control configuration {}: {e}", path.display()))?;
         let known = [
