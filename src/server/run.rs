@@ -21,7 +21,7 @@ use crate::authz::Authorizer;
 use crate::authz::cel::CelBridge;
 use crate::config::ServeFlags;
 use crate::config::transport::Transport;
-use crate::config::validate::{ConfigErrors, Serving, StoreChoice};
+use crate::config::validate::{Config, ConfigErrors, Serving, StoreChoice};
 use crate::crd::catalog::Catalog;
 use crate::handlers::AppState;
 use crate::handlers::state::Lifecycle;
@@ -161,11 +161,11 @@ fn watch_cache(
 /// ValidatingAdmissionWebhook, all following the cluster of `--kubeconfig` (else
 /// in-cluster); without a cluster, nothing is checked and no webhook is called.
 async fn admission_chain(
-    flags: &ServeFlags,
+    config: &Config,
     authorizer: &Arc<Authorizer>,
     metrics: AdmissionMetrics,
 ) -> Result<admission::Chain, StartError> {
-    let kubeconfig = flags.auth.kubeconfig.as_deref();
+    let kubeconfig = config.flags.auth.kubeconfig.as_deref();
     let delegation = |e: crate::cluster::client::ClientError| StartError::Delegation(e.to_string());
     let namespaces = NamespaceLifecycle::from_cluster(kubeconfig)
         .await
@@ -176,14 +176,19 @@ async fn admission_chain(
             "no --kubeconfig and not in a cluster: no admission webhooks are called (MutatingAdmissionWebhook and ValidatingAdmissionWebhook have no configurations)"
         );
     }
-    let settings = TransportSettings {
-        max_response_bytes: 3 * flags.max_object_size,
-        ..TransportSettings::default()
+    // One client per plugin, each with its plugin's kubeConfigFile users.
+    let admission = &config.admission;
+    let transport = |users: &crate::admission::webhook::transport::Users| {
+        WebhookTransport::new(TransportSettings {
+            users: users.clone(),
+            service_addresses: admission.service_addresses.clone(),
+            max_response_bytes: admission.max_response_bytes,
+        })
     };
     let webhooks = Arc::new(Webhooks {
         source,
-        mutating: WebhookTransport::new(settings.clone()),
-        validating: WebhookTransport::new(settings),
+        mutating: transport(&admission.users.mutating),
+        validating: transport(&admission.users.validating),
         namespaces: namespaces.clone(),
         metrics: metrics.clone(),
         authorizer: Arc::new(CelBridge::new(authorizer.clone())),
@@ -217,7 +222,7 @@ pub async fn run(
     let authorizer = Arc::new(authorizer);
     let direct = open_store(&config.store).await?;
     let (store, cache) = watch_cache(&catalog, flags, direct, cache_metrics);
-    let admission = admission_chain(flags, &authorizer, admission_metrics).await?;
+    let admission = admission_chain(&config, &authorizer, admission_metrics).await?;
     let inflight = InFlight::new(
         flags.limits.max_requests_inflight,
         flags.limits.max_mutating_requests_inflight,
