@@ -1,0 +1,271 @@
+//! Admission webhooks (issue 30) compared request for request with the reference
+//! apiextensions-apiserver 0.36.4 running kube's real admission chain. The scenarios and the
+//! reference's answers are data: tests/fixtures/admission/scenarios.json (each scenario's host
+//! objects: Namespaces and Mutating/ValidatingWebhookConfigurations, with `$WEBHOOK` and
+//! `$CA_BUNDLE` for the test webhook) and tests/fixtures/admission/compare.jsonl (each request,
+//! the reference's code, Warning headers and body, and the AdmissionReview requests the test
+//! webhook received meanwhile), recorded by hack/admission-oracle/record.py from
+//! hack/admission-oracle/scenario.py. Each scenario replays on a fresh dev server whose
+//! cluster (`--kubeconfig`) is the fake core API serving the scenario's objects, calling a
+//! port of the reference's stub webhook; code, Warning headers, body (Status or object) and
+//! the reviews received must match, but for uids, timestamps, resourceVersions, the
+//! requester's name and the webhook's address (see `masking.rs`). FINDINGS.md beside the
+//! recorder says what the recordings show.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
+
+mod common;
+#[path = "common/fake_kube.rs"]
+mod fake_kube;
+#[path = "admission_compare/masking.rs"]
+mod masking;
+#[path = "admission_compare/stub_webhook.rs"]
+mod stub_webhook;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use common::Server;
+use fake_kube::FakeKube;
+use masking::{cut, json_diff, mask_metadata, replace_in_strings, sorted_reviews};
+use serde_json::{Value, json};
+use stub_webhook::StubWebhook;
+
+/// Every recorded answer came within this (the slow webhook's timeout is 1 s, the
+/// reference waits 10 s at most for its informers).
+const ANSWER_WITHIN: Duration = Duration::from_secs(20);
+/// The webhook's address inside messages, on both sides.
+const WEBHOOK: &str = "<webhook>";
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    common::repo_root().join("tests/fixtures/admission").join(name)
+}
+
+/// The recorded steps of `scenario`, all of them when `None`.
+fn steps(scenario: Option<&str>) -> Vec<Value> {
+    let text = std::fs::read_to_string(fixture("compare.jsonl")).unwrap();
+    let steps: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|s: &Value| scenario.is_none_or(|c| s["scenario"] == json!(c)))
+        .collect();
+    assert!(!steps.is_empty(), "no recorded steps for {scenario:?}");
+    steps
+}
+
+fn scenarios() -> BTreeMap<String, Value> {
+    let text = std::fs::read_to_string(fixture("scenarios.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// A configuration template with the stub webhook's URL and CA.
+fn instantiate(template: &Value, webhook: &StubWebhook) -> Value {
+    let text = template
+        .to_string()
+        .replace("$WEBHOOK", &webhook.base)
+        .replace("$CA_BUNDLE", &webhook.ca_bundle());
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The fake core API as the reference's stub served the scenario: its Namespaces (with
+/// their labels) and webhook configurations.
+// Interface expected from tests/common/fake_kube_webhooks.rs (helper B, issue 30 design):
+// `add_namespace`, `set_namespace_labels`, `put_webhook_configuration` (the kind says
+// mutating or validating).
+fn host(scenario: &Value, webhook: &StubWebhook) -> FakeKube {
+    let fake = FakeKube::start();
+    for namespace in scenario["namespaces"].as_array().unwrap() {
+        let name = namespace["metadata"]["name"].as_str().unwrap();
+        if !["default", "kube-system", "kube-public"].contains(&name) {
+            fake.add_namespace(name);
+        }
+        let labels: BTreeMap<String, String> =
+            serde_json::from_value(namespace["metadata"]["labels"].clone()).unwrap();
+        fake.set_namespace_labels(name, labels);
+    }
+    for template in scenario["configurations"].as_array().unwrap() {
+        fake.put_webhook_configuration(instantiate(template, webhook));
+    }
+    fake
+}
+
+/// One answer as it came over the wire.
+struct Answer {
+    code: u16,
+    warnings: Vec<String>,
+    body: Value,
+}
+
+async fn send(server: &Server, step: &Value) -> Result<Answer, String> {
+    let method = http::Method::from_bytes(step["method"].as_str().unwrap().as_bytes()).unwrap();
+    let path = step["path"].as_str().unwrap();
+    let mut req = server.client().request(method, server.url(path));
+    for (k, v) in step["headers"].as_object().unwrap() {
+        req = req.header(k.as_str(), v.as_str().unwrap());
+    }
+    if let Some(text) = step["body_text"].as_str() {
+        let body = match step["fill_rv"] == json!(true) {
+            true => with_current_rv(server, path, text).await,
+            false => text.to_string(),
+        };
+        req = req.body(body);
+    }
+    let answer = async {
+        let resp = req.send().await.map_err(|e| e.to_string())?;
+        let code = resp.status().as_u16();
+        let warnings = resp.headers().get_all("warning").iter();
+        let warnings = warnings
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+            .collect();
+        let text = resp.text().await.map_err(|e| e.to_string())?;
+        let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+        Ok(Answer {
+            code,
+            warnings,
+            body,
+        })
+    };
+    match tokio::time::timeout(ANSWER_WITHIN, answer).await {
+        Ok(answer) => answer,
+        Err(_) => Err(format!("no answer within {ANSWER_WITHIN:?}")),
+    }
+}
+
+/// A PUT body carrying the object's current resourceVersion, as the recorder's did.
+async fn with_current_rv(server: &Server, path: &str, text: &str) -> String {
+    let object = path.split('?').next().unwrap();
+    let object = object.strip_suffix("/status").unwrap_or(object);
+    let object = object.strip_suffix("/scale").unwrap_or(object);
+    let mut body: Value = serde_json::from_str(text).unwrap();
+    let current = server.client().get(server.url(object)).send().await.unwrap();
+    if current.status() == 200 {
+        let current: Value = current.json().await.unwrap();
+        body["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"].clone();
+    }
+    body.to_string()
+}
+
+/// What differs between our answer (and the reviews our webhook received) and the step's
+/// recording.
+fn differences(step: &Value, ours: &Answer, reviews: &[Value], base: &str) -> Vec<String> {
+    let mut diffs = Vec::new();
+    let mut want = step["response"].clone();
+    replace_in_strings(&mut want, step["webhook"].as_str().unwrap(), WEBHOOK);
+    let mut body = ours.body.clone();
+    replace_in_strings(&mut body, base, WEBHOOK);
+    if step["code"] != json!(ours.code) {
+        diffs.push(format!(
+            "code {}, want {}: got {}; want {}",
+            ours.code,
+            step["code"],
+            cut(&body),
+            cut(&want)
+        ));
+    }
+    let want_warnings: Vec<String> = serde_json::from_value(step["warnings"].clone()).unwrap();
+    let sorted = |mut w: Vec<String>| {
+        w.sort();
+        w
+    };
+    if sorted(ours.warnings.clone()) != sorted(want_warnings.clone()) {
+        diffs.push(format!(
+            "warnings {:?}, want {want_warnings:?}",
+            ours.warnings
+        ));
+    }
+    mask_metadata(&mut want);
+    mask_metadata(&mut body);
+    json_diff("body", &body, &want, &mut diffs);
+    let mut want_reviews = Value::Array(sorted_reviews(step["reviews"].as_array().unwrap()));
+    replace_in_strings(&mut want_reviews, step["webhook"].as_str().unwrap(), WEBHOOK);
+    let mut our_reviews = Value::Array(sorted_reviews(reviews));
+    replace_in_strings(&mut our_reviews, base, WEBHOOK);
+    if want_reviews.as_array().map(Vec::len) != our_reviews.as_array().map(Vec::len) {
+        let paths = |r: &Value| r.as_array().unwrap().iter().map(|r| r["path"].clone()).collect::<Vec<_>>();
+        diffs.push(format!(
+            "reviews to {:?}, want {:?}",
+            paths(&our_reviews),
+            paths(&want_reviews)
+        ));
+    } else {
+        json_diff("reviews", &our_reviews, &want_reviews, &mut diffs);
+    }
+    diffs
+}
+
+/// Replays `scenario`; returns the differences found.
+async fn replay(scenario: &str) -> Vec<String> {
+    let scenarios = scenarios();
+    let webhook = StubWebhook::start();
+    let fake = host(&scenarios[scenario], &webhook);
+    let kubeconfig = fake.kubeconfig().display().to_string();
+    let crds = fixture("crontabs.yaml").display().to_string();
+    let server = Server::start_with(&["--kubeconfig", &kubeconfig, "--crd-dir", &crds]);
+    let mut diffs = Vec::new();
+    for step in steps(Some(scenario)) {
+        let label = format!(
+            "[{scenario} step {}] {} {}",
+            step["index"], step["method"], step["path"]
+        );
+        let found = match send(&server, &step).await {
+            Ok(answer) => differences(&step, &answer, &webhook.take_reviews(), &webhook.base),
+            Err(e) => vec![e],
+        };
+        diffs.extend(found.into_iter().map(|d| format!("{label}: {d}")));
+    }
+    drop(server);
+    drop(fake);
+    diffs
+}
+
+async fn assert_scenario(scenario: &str) {
+    let diffs = replay(scenario).await;
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+macro_rules! scenario_tests {
+    ($($scenario:ident)*) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $scenario() {
+                assert_scenario(stringify!($scenario)).await;
+            }
+        )*
+
+        #[test]
+        fn recording_every_scenario_has_a_test() {
+            let tested = [$(stringify!($scenario)),*];
+            let recorded: Vec<String> = scenarios().into_keys().collect();
+            let untested: Vec<_> = recorded.iter().filter(|c| !tested.contains(&c.as_str())).collect();
+            assert!(untested.is_empty(), "recorded scenarios without a test: {untested:?}");
+            for scenario in tested {
+                assert!(!steps(Some(scenario)).is_empty(), "{scenario} has no recorded steps");
+            }
+        }
+    };
+}
+
+scenario_tests! {
+    validate_every_verb
+    validate_review_v1beta1
+    validate_denies
+    mutate_then_validate
+    mutate_unknown_field_pruned
+    mutate_invalid_patch_result
+    mutate_on_delete_refused
+    validating_timeout_fail
+    validating_timeout_ignore
+    mutating_timeout_fail
+    validating_garbage_fail
+    validating_garbage_ignore
+    mutating_garbage_fail
+    validating_wrong_uid_fail
+    mutating_wrong_uid_fail
+    subresource_rules
+    namespace_selector
+    namespace_selector_expressions
+    object_selector
+    dry_run_side_effects
+    match_policy_equivalent
+    match_conditions
+}
