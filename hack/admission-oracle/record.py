@@ -11,6 +11,7 @@ restarts the peers (the reference lists configurations once), creates the CRDs o
 tests/fixtures/admission/crontabs.yaml and sends the scenario's requests. The test webhook is
 ../shared/reference/stub/webhook.py, started once here on a free port.
     PEERS_ROOT=$HOME/peers python3 hack/admission-oracle/record.py [--only NAME] [OUT.jsonl]
+(--only NAME re-records one scenario, keeping the others' lines of OUT.jsonl.)
 Requests go out over HTTP/1.1 with exactly the recorded path and headers (scenario.py).
 """
 import base64, copy, http.client, json, os, socket, ssl, subprocess, sys, time, urllib.parse
@@ -92,6 +93,7 @@ class Webhook:
                                      stdout=self.out, stderr=subprocess.STDOUT, env=dict(os.environ, PEERS_ROOT=PEERS))
         self.offset = 0
         self.base = f'https://127.0.0.1:{self.port}'
+        self.closed = f'https://127.0.0.1:{free_port()}'  # nobody listens there
         eventually('the webhook listening', self._up, 10)
 
     def _up(self):
@@ -120,8 +122,10 @@ def ca_bundle():
 
 
 def instantiate(value, webhook):
-    """A configuration template with the webhook's URL and CA filled in."""
-    text = json.dumps(value).replace('$WEBHOOK', webhook.base).replace('$CA_BUNDLE', ca_bundle())
+    """A configuration template with the webhook's URL and CAs filled in."""
+    other = base64.b64encode(open(f'{PKI}/ca.crt', 'rb').read()).decode()  # the client CA
+    text = (json.dumps(value).replace('$WEBHOOK', webhook.base).replace('$CLOSED', webhook.closed)
+            .replace('$OTHER_CA_BUNDLE', other).replace('$CA_BUNDLE', ca_bundle()))
     return json.loads(text)
 
 
@@ -181,7 +185,7 @@ def record(name, configs, steps, webhook):
         reviews = webhook.reviews()
         out.append(dict(step, scenario=name, index=i, headers=headers, body_text=text, code=code,
                         content_type=ctype, warnings=warnings, response=body, reviews=reviews,
-                        webhook=webhook.base))
+                        webhook=webhook.base, closed=webhook.closed))
         print(f'{name}: {step["method"]} {step["path"]} -> {code} {warnings or ""} '
               f'reviews: {[r["path"] for r in reviews]}', file=sys.stderr)
     return out
@@ -200,20 +204,23 @@ def main():
     try:
         for name, configs, steps in scenario.scenarios():
             assert name not in templates, f'duplicate scenario {name}'
-            templates[name] = {'namespaces': scenario.NAMESPACES, 'configurations': configs,
-                               'webhook': webhook.base}
+            templates[name] = {'namespaces': scenario.NAMESPACES, 'configurations': configs}
             if only is None or only == name:
                 lines += record(name, configs, steps, webhook)
     finally:
         peers('stop')
         webhook.stop()
+    if only is not None and os.path.exists(target):
+        # One scenario re-recorded: the other scenarios' lines stay, in scenario order.
+        order = list(templates)
+        kept = [json.loads(l) for l in open(target) if json.loads(l)['scenario'] != only]
+        lines = sorted(kept + lines, key=lambda r: (order.index(r['scenario']), r['index']))
     with open(target, 'w') as f:
         for rec in lines:
             f.write(json.dumps(rec, sort_keys=True) + '\n')
-    if only is None:
-        with open(os.path.join(FIX, 'scenarios.json'), 'w') as f:
-            json.dump(templates, f, indent=1, sort_keys=True)
-            f.write('\n')
+    with open(os.path.join(FIX, 'scenarios.json'), 'w') as f:
+        json.dump(templates, f, indent=1, sort_keys=True)
+        f.write('\n')
     print(f'{len(lines)} requests recorded in {len(set(r["scenario"] for r in lines))} scenarios', file=sys.stderr)
 
 

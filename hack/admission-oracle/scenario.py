@@ -4,7 +4,8 @@ A scenario is one configuration set (the host's Namespaces and Mutating/Validati
 WebhookConfigurations, served by the reference's stub core API; the reference lists them once,
 so record.py restarts the peers for each scenario) and the requests sent under it. The
 configurations are templates: `$WEBHOOK` is the test webhook's base URL (stub/webhook.py,
-https://127.0.0.1:<port>) and `$CA_BUNDLE` the base64 PEM of its CA. Every configuration
+https://127.0.0.1:<port>), `$CA_BUNDLE` the base64 PEM of its CA, `$OTHER_CA_BUNDLE` that of a
+CA which did not sign its certificate, `$CLOSED` https://127.0.0.1:<a port nobody listens on>. Every configuration
 carries the fields kube-apiserver's defaulting would add (the reference ignores objects
 without them).
 
@@ -86,9 +87,9 @@ def rule(operations=('*',), resources=('crontabs',), versions=('v1',), groups=(G
 
 def hook(name, path, mutating=False, rules=None, failure='Fail', side_effects='None', timeout=10,
          match_policy='Equivalent', namespace_selector=None, object_selector=None, conditions=None,
-         review_versions=('v1',)):
+         review_versions=('v1',), reinvocation='Never', base='$WEBHOOK', ca='$CA_BUNDLE'):
     """One webhook with every field kube's v1 defaulting fills in."""
-    h = {'name': name, 'clientConfig': {'url': f'$WEBHOOK{path}', 'caBundle': '$CA_BUNDLE'},
+    h = {'name': name, 'clientConfig': {'url': f'{base}{path}', 'caBundle': ca},
          'rules': rules or [rule()], 'failurePolicy': failure, 'matchPolicy': match_policy,
          'namespaceSelector': namespace_selector or {}, 'objectSelector': object_selector or {},
          'sideEffects': side_effects, 'timeoutSeconds': timeout,
@@ -96,7 +97,7 @@ def hook(name, path, mutating=False, rules=None, failure='Fail', side_effects='N
     if conditions is not None:
         h['matchConditions'] = [{'name': n, 'expression': e} for n, e in conditions]
     if mutating:
-        h['reinvocationPolicy'] = 'Never'
+        h['reinvocationPolicy'] = reinvocation
     return h
 
 
@@ -228,6 +229,21 @@ def mutation():
         post(crontab('mb1')),
         get(f'{CT}/mb1'),
     ]
+    # Listed b before a: kube orders configurations by name, so a's webhook runs first; /mutate
+    # is reinvoked (IfNeeded) because b's patch changed the object after it.
+    yield 'mutate_reinvocation_if_needed', [
+        mutating('b-unknown', hook('unknown.crontabs.example.com', '/mutate-unknown', mutating=True)),
+        mutating('a-mutate', hook(m, '/mutate', mutating=True, reinvocation='IfNeeded')),
+    ], [
+        post(crontab('ri1')),
+        get(f'{CT}/ri1'),
+    ]
+    yield 'mutate_reinvocation_never', [
+        mutating('b-unknown', hook('unknown.crontabs.example.com', '/mutate-unknown', mutating=True)),
+        mutating('a-mutate', hook(m, '/mutate', mutating=True)),
+    ], [
+        post(crontab('rn1')),
+    ]
     yield 'mutate_on_delete_refused', [
         mutating('mutate', hook(m, '/mutate', mutating=True, rules=[rule(('DELETE',))])),
     ], [
@@ -253,6 +269,18 @@ def failures():
     yield 'mutating_garbage_fail', [
         mutating('garbage', hook('garbage.crontabs.example.com', '/garbage', mutating=True)),
     ], [post(crontab('mg1')), get(f'{CT}/mg1')]
+    yield 'mutating_garbage_ignore', [
+        mutating('garbage', hook('garbage.crontabs.example.com', '/garbage', mutating=True, failure='Ignore')),
+    ], [post(crontab('mi1')), get(f'{CT}/mi1')]
+    yield 'validating_unknown_ca_fail', [
+        validating('validate', hook(VALIDATE, '/validate', ca='$OTHER_CA_BUNDLE')),
+    ], [post(crontab('ca1')), get(f'{CT}/ca1')]
+    yield 'validating_connection_refused_fail', [
+        validating('validate', hook(VALIDATE, '/validate', base='$CLOSED')),
+    ], [post(crontab('cr1'))]
+    yield 'validating_connection_refused_ignore', [
+        validating('validate', hook(VALIDATE, '/validate', base='$CLOSED', failure='Ignore')),
+    ], [post(crontab('cr1'))]
     yield 'validating_wrong_uid_fail', [
         validating('wrong', hook('wrong-uid.crontabs.example.com', '/wrong-uid')),
     ], [post(crontab('wu1')), get(f'{CT}/wu1')]
@@ -286,6 +314,23 @@ def selectors():
         post(crontab('ns2'), base=CT_LABELLED),
         post(crontab('ns3', {'deny': 'true'}), base=CT_LABELLED),
         req('POST', RG, region('rg1')),
+    ]
+    # The same, the rule naming the cluster-scoped regions too.
+    yield 'namespace_selector_cluster_scoped', [validating('validate', hook(
+        VALIDATE, '/validate', namespace_selector=selector(env='prod'),
+        rules=[rule(resources=('crontabs', 'regions'))]))], [
+        post(crontab('nc1')),
+        req('POST', RG, region('rg1')),
+    ]
+    yield 'bad_namespace_selector', [validating('validate', hook(
+        VALIDATE, '/validate', namespace_selector={'matchExpressions': [
+            {'key': 'env', 'operator': 'Bogus', 'values': ['x']}]}))], [
+        post(crontab('bn1')),
+        req('POST', RG, region('rg1')),
+    ]
+    yield 'bad_object_selector', [validating('validate', hook(
+        VALIDATE, '/validate', object_selector={'matchLabels': {'bad key!': 'x'}}))], [
+        post(crontab('bo1')),
     ]
     yield 'namespace_selector_expressions', [validating('validate', hook(
         VALIDATE, '/validate', namespace_selector={'matchExpressions': [
@@ -362,6 +407,10 @@ def conditions():
         post(crontab('mc6', {'case': 'oldobject'})),
         patch(f'{CT}/mc6', {'spec': {'replicas': 2}}),
         get(CT),
+    ]
+    yield 'match_condition_compile_error', [validating('validate', hook(
+        VALIDATE, '/validate', conditions=[('broken', 'object.metadata.name ==')]))], [
+        post(crontab('ce1')),
     ]
 
 

@@ -1,14 +1,20 @@
 //! What differs between two servers answering the same admission scenario and is not
-//! behaviour: objects' uid, timestamps, resourceVersion and managedFields times; a review's
-//! uid and requesting user's name (the reference's `admin`, our dev `dev-admin`); the
-//! webhook's address inside messages (`Post "https://127.0.0.1:<port>/slow?timeout=1s"`).
+//! behaviour: objects' uid, timestamps, resourceVersion and managedFields times (and a
+//! deletion Status's `details.uid`); a review's
+//! uid, requesting user's name (the reference's `admin`, our dev `dev-admin`) and
+//! certificate digest; the webhook's address and the reviews' uids inside messages
+//! (`Post "https://127.0.0.1:<port>/slow?timeout=1s"`, `expected response.uid="<uid>"`).
 
 use serde_json::{Value, json};
 
-/// Masks volatile metadata everywhere inside `value` (list items, review objects).
+/// Masks volatile metadata everywhere inside `value` (list items, review objects, a
+/// DELETE's Status `details.uid`).
 pub fn mask_metadata(value: &mut Value) {
     match value {
         Value::Object(map) => {
+            if let Some(uid) = map.get_mut("details").and_then(|d| d.get_mut("uid")) {
+                *uid = json!("<volatile>");
+            }
             if let Some(Value::Object(meta)) = map.get_mut("metadata") {
                 for key in ["uid", "creationTimestamp", "resourceVersion"] {
                     if let Some(v) = meta.get_mut(key) {
@@ -43,16 +49,24 @@ pub fn replace_in_strings(value: &mut Value, from: &str, to: &str) {
     }
 }
 
+/// kube's x509 authenticator's `userInfo.extra` key: `X509SHA256=<certificate digest>`.
+const CREDENTIAL_ID: &str = "authentication.kubernetes.io/credential-id";
+
 /// A received review (`{path, request}`) without what differs from server to server:
-/// the request's uid, the requesting user's name, objects' volatile metadata.
+/// the request's uid, the requesting user's name and certificate digest (kept present),
+/// objects' volatile metadata.
 pub fn mask_review(review: &Value) -> Value {
     let mut review = review.clone();
     let request = &mut review["request"];
     if request.get("uid").is_some() {
         request["uid"] = json!("<uid>");
     }
-    if request["userInfo"].get("username").is_some() {
-        request["userInfo"]["username"] = json!("<requester>");
+    let user = &mut request["userInfo"];
+    if user.get("username").is_some() {
+        user["username"] = json!("<requester>");
+    }
+    if let Some(id) = user["extra"].get_mut(CREDENTIAL_ID) {
+        *id = json!(["<certificate digest>"]);
     }
     mask_metadata(request);
     review

@@ -32,6 +32,10 @@ pub struct StubWebhook {
     pub base: String,
     /// The CA of its serving certificate (PEM), what `$CA_BUNDLE` encodes.
     pub ca_pem: String,
+    /// A CA that did not sign its certificate (PEM), what `$OTHER_CA_BUNDLE` encodes.
+    pub other_ca_pem: String,
+    /// `https://127.0.0.1:<port>` where nothing listens, what `$CLOSED` stands for.
+    pub closed: String,
     received: Received,
     stop: Option<oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -57,6 +61,12 @@ impl StubWebhook {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
         let base = format!("https://{}", listener.local_addr().unwrap());
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let closed = format!("https://{}", closed.local_addr().unwrap());
+        let other_ca_pem = pki::new_authority("stub-webhook-other-ca")
+            .unwrap()
+            .pem
+            .cert;
         let received = Received::default();
         let (stop, stopped) = oneshot::channel();
         let kept = received.clone();
@@ -71,6 +81,8 @@ impl StubWebhook {
         StubWebhook {
             base,
             ca_pem: ca.pem.cert.clone(),
+            other_ca_pem,
+            closed,
             received,
             stop: Some(stop),
             thread: Some(thread),
@@ -82,9 +94,17 @@ impl StubWebhook {
         std::mem::take(&mut *self.received.lock().unwrap())
     }
 
-    /// `caBundle`: the CA's PEM in base64.
-    pub fn ca_bundle(&self) -> String {
-        base64::engine::general_purpose::STANDARD.encode(&self.ca_pem)
+    /// A configuration template (`$WEBHOOK`, `$CLOSED`, `$CA_BUNDLE`, `$OTHER_CA_BUNDLE`)
+    /// filled in for this webhook.
+    pub fn instantiate(&self, template: &serde_json::Value) -> serde_json::Value {
+        let base64 = |pem: &str| base64::engine::general_purpose::STANDARD.encode(pem);
+        let text = template
+            .to_string()
+            .replace("$WEBHOOK", &self.base)
+            .replace("$CLOSED", &self.closed)
+            .replace("$OTHER_CA_BUNDLE", &base64(&self.other_ca_pem))
+            .replace("$CA_BUNDLE", &base64(&self.ca_pem));
+        serde_json::from_str(&text).unwrap()
     }
 }
 
@@ -129,7 +149,11 @@ async fn serve(
 }
 
 async fn handle(received: &Received, req: Request<Incoming>) -> Response<Full<bytes::Bytes>> {
-    let full_path = req.uri().path_and_query().map_or("/", |p| p.as_str()).to_string();
+    let full_path = req
+        .uri()
+        .path_and_query()
+        .map_or("/", |p| p.as_str())
+        .to_string();
     let path = req.uri().path().to_string();
     let bytes = req.into_body().collect().await.unwrap().to_bytes();
     let review: Value = serde_json::from_slice(&bytes).unwrap_or(json!({}));
@@ -198,9 +222,13 @@ fn patch_for(path: &str, object: &Value) -> Vec<Value> {
             if object["metadata"].get("labels").is_none() {
                 ops.push(json!({"op": "add", "path": "/metadata/labels", "value": {}}));
             }
-            ops.push(json!({"op": "add", "path": "/metadata/labels/mutated-by", "value": "webhook"}));
+            ops.push(
+                json!({"op": "add", "path": "/metadata/labels/mutated-by", "value": "webhook"}),
+            );
             if object["spec"].get("owner").is_none() {
-                ops.push(json!({"op": "add", "path": "/spec/owner", "value": "webhook@example.com"}));
+                ops.push(
+                    json!({"op": "add", "path": "/spec/owner", "value": "webhook@example.com"}),
+                );
             }
         }
         "/mutate-bad" => {
