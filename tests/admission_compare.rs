@@ -293,11 +293,14 @@ scenario_tests! {
     validate_every_verb
     validate_review_v1beta1
     validate_denies
+    validate_denies_delete
     mutate_then_validate
     mutate_unknown_field_pruned
     mutate_invalid_patch_result
     mutate_reinvocation_if_needed
     mutate_reinvocation_never
+    mutate_on_status_update
+    mutate_on_scale_update
     mutate_on_delete_refused
     validating_timeout_fail
     validating_timeout_ignore

@@ -199,6 +199,18 @@ def denial():
     ]
 
 
+def denial_on_delete():
+    yield 'validate_denies_delete', [validating('validate', hook(
+        VALIDATE, '/validate', rules=[rule(('DELETE',))]))], [
+        post(crontab('dd1', {'deny': 'true'})),
+        post(crontab('dd2')),
+        post(crontab('dd3')),
+        delete(f'{CT}/dd1'),
+        delete(f'{CT}?labelSelector='),
+        get(CT),
+    ]
+
+
 def mutation():
     m = 'mutate.crontabs.example.com'
     yield 'mutate_then_validate', [
@@ -243,6 +255,23 @@ def mutation():
         mutating('a-mutate', hook(m, '/mutate', mutating=True)),
     ], [
         post(crontab('rn1')),
+    ]
+    # A mutating webhook on /status and /scale: what of its patch (labels, spec.owner) survives?
+    yield 'mutate_on_status_update', [
+        mutating('mutate', hook(m, '/mutate', mutating=True, rules=[rule(('UPDATE',), ('crontabs/status',))])),
+    ], [
+        post(crontab('st1')),
+        put(f'{CT}/st1/status', dict(crontab('st1'), status={'replicas': 1})),
+        get(f'{CT}/st1'),
+        patch(f'{CT}/st1/status', {'status': {'replicas': 2}}),
+        get(f'{CT}/st1'),
+    ]
+    yield 'mutate_on_scale_update', [
+        mutating('mutate', hook(m, '/mutate', mutating=True, rules=[rule(('UPDATE',), ('crontabs/scale',))])),
+    ], [
+        post(crontab('sc1')),
+        put(f'{CT}/sc1/scale', scale('sc1', 3)),
+        get(f'{CT}/sc1'),
     ]
     yield 'mutate_on_delete_refused', [
         mutating('mutate', hook(m, '/mutate', mutating=True, rules=[rule(('DELETE',))])),
@@ -416,6 +445,6 @@ def conditions():
 
 def scenarios():
     """(name, configurations, steps) for every scenario, in recording order."""
-    for group in (every_verb, v1beta1_reviews, denial, mutation, failures, subresources, selectors,
+    for group in (every_verb, v1beta1_reviews, denial, denial_on_delete, mutation, failures, subresources, selectors,
                   dry_run, match_policy, conditions):
         yield from group()

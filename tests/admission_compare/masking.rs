@@ -1,5 +1,6 @@
 //! What differs between two servers answering the same admission scenario and is not
-//! behaviour: objects' uid, timestamps, resourceVersion and managedFields times (and a
+//! behaviour: objects' uid, timestamps, resourceVersion, managedFields times and the order
+//! of managedFields entries (which follows their times) (and a
 //! deletion Status's `details.uid`); a review's
 //! uid, requesting user's name (the reference's `admin`, our dev `dev-admin`) and
 //! certificate digest; the webhook's address and the reviews' uids inside messages
@@ -21,11 +22,15 @@ pub fn mask_metadata(value: &mut Value) {
                         *v = json!("<volatile>");
                     }
                 }
-                let entries = meta.get_mut("managedFields").and_then(Value::as_array_mut);
-                for entry in entries.into_iter().flatten() {
-                    if let Some(time) = entry.get_mut("time") {
-                        *time = json!("<time>");
+                if let Some(entries) = meta.get_mut("managedFields").and_then(Value::as_array_mut) {
+                    for entry in entries.iter_mut() {
+                        if let Some(time) = entry.get_mut("time") {
+                            *time = json!("<time>");
+                        }
                     }
+                    // kube orders entries by operation, then time in seconds, then manager:
+                    // two writes within a second or not reorder them.
+                    entries.sort_by_key(|e| e.to_string());
                 }
             }
             map.values_mut().for_each(mask_metadata);
