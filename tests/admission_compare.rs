@@ -1,0 +1,356 @@
+//! Admission webhooks (issue 30) compared request for request with the reference
+//! apiextensions-apiserver 0.36.4 running kube's real admission chain. The scenarios and the
+//! reference's answers are data: tests/fixtures/admission/scenarios.json (each scenario's host
+//! objects: Namespaces and Mutating/ValidatingWebhookConfigurations, with `$WEBHOOK` and
+//! `$CA_BUNDLE` for the test webhook) and tests/fixtures/admission/compare.jsonl (each request,
+//! the reference's code, Warning headers and body, and the AdmissionReview requests the test
+//! webhook received meanwhile), recorded by hack/admission-oracle/record.py from
+//! hack/admission-oracle/scenario.py. Each scenario replays on a fresh dev server whose
+//! cluster (`--kubeconfig`) is the fake core API serving the scenario's objects, calling a
+//! port of the reference's stub webhook; code, Warning headers, body (Status or object) and
+//! the reviews received must match, but for uids, timestamps, resourceVersions, the
+//! requester's name and the webhook's address (see `masking.rs`). FINDINGS.md beside the
+//! recorder says what the recordings show.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
+
+mod common;
+#[path = "common/fake_kube.rs"]
+mod fake_kube;
+#[path = "admission_compare/masking.rs"]
+mod masking;
+#[path = "admission_compare/stub_webhook.rs"]
+mod stub_webhook;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use common::Server;
+use fake_kube::FakeKube;
+use masking::{cut, json_diff, mask_metadata, replace_in_strings, sorted_reviews};
+use serde_json::{Value, json};
+use stub_webhook::StubWebhook;
+
+/// Every recorded answer came within this (the slow webhook's timeout is 1 s, the
+/// reference waits 10 s at most for its informers).
+const ANSWER_WITHIN: Duration = Duration::from_secs(20);
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    common::repo_root()
+        .join("tests/fixtures/admission")
+        .join(name)
+}
+
+/// The recorded steps of `scenario`, all of them when `None`.
+fn steps(scenario: Option<&str>) -> Vec<Value> {
+    read_steps(&fixture("compare.jsonl"), scenario)
+}
+
+fn read_steps(path: &std::path::Path, scenario: Option<&str>) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let steps: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|s: &Value| scenario.is_none_or(|c| s["scenario"] == json!(c)))
+        .collect();
+    assert!(!steps.is_empty(), "no recorded steps for {scenario:?}");
+    steps
+}
+
+fn scenarios() -> BTreeMap<String, Value> {
+    let text = std::fs::read_to_string(fixture("scenarios.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The fake core API as the reference's stub served the scenario: its Namespaces (with
+/// their labels) and webhook configurations (tests/common/fake_kube_webhooks.rs).
+fn host(scenario: &Value, webhook: &StubWebhook) -> FakeKube {
+    let fake = FakeKube::start();
+    for namespace in scenario["namespaces"].as_array().unwrap() {
+        let name = namespace["metadata"]["name"].as_str().unwrap();
+        let labels = namespace["metadata"]["labels"].as_object().unwrap();
+        // The fake adds kube's kubernetes.io/metadata.name itself.
+        let labels: Vec<(&str, &str)> = labels
+            .iter()
+            .filter(|(k, _)| *k != "kubernetes.io/metadata.name")
+            .map(|(k, v)| (k.as_str(), v.as_str().unwrap()))
+            .collect();
+        fake.set_namespace_labels(name, &labels);
+    }
+    for template in scenario["configurations"].as_array().unwrap() {
+        fake.put_webhook_configuration(webhook.instantiate(template));
+    }
+    fake
+}
+
+/// One answer as it came over the wire.
+struct Answer {
+    code: u16,
+    warnings: Vec<String>,
+    body: Value,
+}
+
+async fn send(server: &Server, step: &Value) -> Result<Answer, String> {
+    let method = http::Method::from_bytes(step["method"].as_str().unwrap().as_bytes()).unwrap();
+    let path = step["path"].as_str().unwrap();
+    let mut req = server.client().request(method, server.url(path));
+    for (k, v) in step["headers"].as_object().unwrap() {
+        req = req.header(k.as_str(), v.as_str().unwrap());
+    }
+    if let Some(text) = step["body_text"].as_str() {
+        let body = match step["fill_rv"] == json!(true) {
+            true => with_current_rv(server, path, text).await,
+            false => text.to_string(),
+        };
+        req = req.body(body);
+    }
+    let answer = async {
+        let resp = req.send().await.map_err(|e| e.to_string())?;
+        let code = resp.status().as_u16();
+        let warnings = resp.headers().get_all("warning").iter();
+        let warnings = warnings
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+            .collect();
+        let text = resp.text().await.map_err(|e| e.to_string())?;
+        let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+        Ok(Answer {
+            code,
+            warnings,
+            body,
+        })
+    };
+    match tokio::time::timeout(ANSWER_WITHIN, answer).await {
+        Ok(answer) => answer,
+        Err(_) => Err(format!("no answer within {ANSWER_WITHIN:?}")),
+    }
+}
+
+/// A PUT body carrying the object's current resourceVersion, as the recorder's did.
+async fn with_current_rv(server: &Server, path: &str, text: &str) -> String {
+    let object = path.split('?').next().unwrap();
+    let object = object.strip_suffix("/status").unwrap_or(object);
+    let object = object.strip_suffix("/scale").unwrap_or(object);
+    let mut body: Value = serde_json::from_str(text).unwrap();
+    let current = server
+        .client()
+        .get(server.url(object))
+        .send()
+        .await
+        .unwrap();
+    if current.status() == 200 {
+        let current: Value = current.json().await.unwrap();
+        body["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"].clone();
+    }
+    body.to_string()
+}
+
+/// The strings that differ from run to run inside messages and how both sides show them:
+/// the webhook's and the closed port's `host:port`, and the uids of the reviews sent (a
+/// wrong-uid answer quotes them).
+fn volatiles(webhook: &str, closed: &str, reviews: &[Value]) -> Vec<(String, String)> {
+    let host = |url: &str| url.trim_start_matches("https://").to_string();
+    let mut pairs = vec![
+        (host(webhook), "<webhook>".to_string()),
+        (host(closed), "<closed>".to_string()),
+    ];
+    for uid in reviews.iter().filter_map(|r| r["request"]["uid"].as_str()) {
+        pairs.push((uid.to_string(), "<review uid>".to_string()));
+    }
+    pairs
+}
+
+fn masked(value: &Value, volatiles: &[(String, String)]) -> Value {
+    let mut value = value.clone();
+    for (from, to) in volatiles {
+        replace_in_strings(&mut value, from, to);
+    }
+    mask_metadata(&mut value);
+    value
+}
+
+/// Where the webhook that answered `ours` listened: its `$WEBHOOK` and `$CLOSED`.
+struct Addresses<'a> {
+    webhook: &'a str,
+    closed: &'a str,
+}
+
+/// What differs between our answer (and the reviews our webhook, at `at`, received) and
+/// the step's recording.
+fn differences(step: &Value, ours: &Answer, reviews: &[Value], at: &Addresses) -> Vec<String> {
+    let recorded = step["reviews"].as_array().unwrap();
+    let theirs = volatiles(
+        step["webhook"].as_str().unwrap(),
+        step["closed"].as_str().unwrap(),
+        recorded,
+    );
+    let our = volatiles(at.webhook, at.closed, reviews);
+    let mut diffs = Vec::new();
+    let want = masked(&step["response"], &theirs);
+    let body = masked(&ours.body, &our);
+    if step["code"] != json!(ours.code) {
+        diffs.push(format!(
+            "code {}, want {}: got {}; want {}",
+            ours.code,
+            step["code"],
+            cut(&body),
+            cut(&want)
+        ));
+    }
+    let want_warnings: Vec<String> = serde_json::from_value(step["warnings"].clone()).unwrap();
+    let sorted = |mut w: Vec<String>| {
+        w.sort();
+        w
+    };
+    if sorted(ours.warnings.clone()) != sorted(want_warnings.clone()) {
+        diffs.push(format!(
+            "warnings {:?}, want {want_warnings:?}",
+            ours.warnings
+        ));
+    }
+    if step["code"] == json!(ours.code) {
+        json_diff("body", &body, &want, &mut diffs);
+    }
+    let want_reviews = masked(&Value::Array(sorted_reviews(recorded)), &theirs);
+    let our_reviews = masked(&Value::Array(sorted_reviews(reviews)), &our);
+    let paths = |r: &Value| -> Vec<Value> {
+        r.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["path"].clone())
+            .collect()
+    };
+    if paths(&want_reviews).len() != paths(&our_reviews).len() {
+        diffs.push(format!(
+            "reviews to {:?}, want {:?}",
+            paths(&our_reviews),
+            paths(&want_reviews)
+        ));
+    } else {
+        json_diff("reviews", &our_reviews, &want_reviews, &mut diffs);
+    }
+    diffs
+}
+
+/// Replays `scenario`; returns the differences found.
+async fn replay(scenario: &str) -> Vec<String> {
+    let scenarios = scenarios();
+    let webhook = StubWebhook::start();
+    let fake = host(&scenarios[scenario], &webhook);
+    let kubeconfig = fake.kubeconfig().display().to_string();
+    let crds = fixture("crontabs.yaml").display().to_string();
+    let server = Server::start_with(&["--kubeconfig", &kubeconfig, "--crd-dir", &crds]);
+    let at = Addresses {
+        webhook: &webhook.base,
+        closed: &webhook.closed,
+    };
+    let mut diffs = Vec::new();
+    for step in steps(Some(scenario)) {
+        let label = format!(
+            "[{scenario} step {}] {} {}",
+            step["index"],
+            step["method"].as_str().unwrap(),
+            step["path"].as_str().unwrap()
+        );
+        let found = match send(&server, &step).await {
+            Ok(answer) => differences(&step, &answer, &webhook.take_reviews(), &at),
+            Err(e) => vec![e],
+        };
+        diffs.extend(found.into_iter().map(|d| format!("{label}: {d}")));
+    }
+    drop(server);
+    drop(fake);
+    diffs
+}
+
+async fn assert_scenario(scenario: &str) {
+    let diffs = replay(scenario).await;
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+macro_rules! scenario_tests {
+    ($($scenario:ident)*) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $scenario() {
+                assert_scenario(stringify!($scenario)).await;
+            }
+        )*
+
+        #[test]
+        fn recording_every_scenario_has_a_test() {
+            let tested = [$(stringify!($scenario)),*];
+            let recorded: Vec<String> = scenarios().into_keys().collect();
+            let untested: Vec<_> = recorded.iter().filter(|c| !tested.contains(&c.as_str())).collect();
+            assert!(untested.is_empty(), "recorded scenarios without a test: {untested:?}");
+            for scenario in tested {
+                assert!(!steps(Some(scenario)).is_empty(), "{scenario} has no recorded steps");
+            }
+        }
+    };
+}
+
+scenario_tests! {
+    validate_every_verb
+    validate_review_v1beta1
+    validate_denies
+    validate_denies_delete
+    mutate_then_validate
+    mutate_unknown_field_pruned
+    mutate_invalid_patch_result
+    mutate_reinvocation_if_needed
+    mutate_reinvocation_never
+    mutate_on_status_update
+    mutate_on_scale_update
+    mutate_on_delete_refused
+    validating_timeout_fail
+    validating_timeout_ignore
+    mutating_timeout_fail
+    validating_garbage_fail
+    validating_garbage_ignore
+    mutating_garbage_fail
+    mutating_garbage_ignore
+    validating_unknown_ca_fail
+    validating_connection_refused_fail
+    validating_connection_refused_ignore
+    validating_wrong_uid_fail
+    mutating_wrong_uid_fail
+    subresource_rules
+    namespace_selector
+    namespace_selector_cluster_scoped
+    bad_namespace_selector
+    bad_object_selector
+    namespace_selector_expressions
+    object_selector
+    dry_run_side_effects
+    match_policy_equivalent
+    match_conditions
+    match_condition_compile_error
+}
+
+/// The masking finds nothing between two recordings of the reference: run
+/// `python3 hack/admission-oracle/record.py /tmp/again.jsonl`, then this test with
+/// `ADMISSION_SECOND_RECORDING=/tmp/again.jsonl`.
+#[test]
+#[ignore = "needs a second recording of the reference"]
+fn recording_twice_masking_finds_no_differences() {
+    let path = std::env::var("ADMISSION_SECOND_RECORDING").expect("ADMISSION_SECOND_RECORDING");
+    let (first, second) = (steps(None), read_steps(std::path::Path::new(&path), None));
+    assert_eq!(first.len(), second.len());
+    let mut diffs = Vec::new();
+    for (want, got) in first.iter().zip(&second) {
+        let answer = Answer {
+            code: got["code"].as_u64().unwrap() as u16,
+            warnings: serde_json::from_value(got["warnings"].clone()).unwrap(),
+            body: got["response"].clone(),
+        };
+        let at = Addresses {
+            webhook: got["webhook"].as_str().unwrap(),
+            closed: got["closed"].as_str().unwrap(),
+        };
+        let reviews = got["reviews"].as_array().unwrap();
+        let found = differences(want, &answer, reviews, &at);
+        let label = format!("[{} step {}]", want["scenario"], want["index"]);
+        diffs.extend(found.into_iter().map(|d| format!("{label}: {d}")));
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
