@@ -61,6 +61,9 @@ impl Options<'_> {
         if !write.field_manager.is_empty() {
             options["fieldManager"] = json!(write.field_manager);
         }
+        if !write.field_validation_sent.is_empty() {
+            options["fieldValidation"] = json!(write.field_validation_sent);
+        }
         Some(options)
     }
 }

@@ -208,10 +208,25 @@ impl X509Authenticator {
         };
         match self.verifier.verify(leaf, intermediates) {
             Ok(s) if s.common_name.is_empty() => Outcome::NotMine,
-            Ok(s) => Outcome::User(UserInfo::new(s.common_name, s.organizations)),
+            Ok(s) => {
+                let mut user = UserInfo::new(s.common_name, s.organizations);
+                user.extra
+                    .insert(CREDENTIAL_ID_KEY.into(), vec![credential_id(leaf)]);
+                Outcome::User(user)
+            }
             Err(r) => Outcome::Rejected(r),
         }
     }
+}
+
+/// kube's `user.CredentialIDKey`: the extra that names the credential a user proved.
+pub const CREDENTIAL_ID_KEY: &str = "authentication.kubernetes.io/credential-id";
+
+/// kube's credential id of a client certificate: `X509SHA256=<hex SHA-256 of its DER>`.
+fn credential_id(leaf: &CertificateDer<'_>) -> String {
+    let digest = ring::digest::digest(&ring::digest::SHA256, leaf.as_ref());
+    let hex: String = digest.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+    format!("X509SHA256={hex}")
 }
 
 #[cfg(test)]
@@ -257,14 +272,19 @@ pub(crate) mod tests {
             .expect("leaf")
             .cert);
         // rcgen keeps one value per attribute type, so one O is all a test can make.
-        let alice = UserInfo::new("alice".into(), vec!["dev".into()]);
+        let alice_cert = client(&ca, "alice", &["dev"]);
+        let mut alice = UserInfo::new("alice".into(), vec!["dev".into()]);
+        // kube's credential id: the certificate's SHA-256, as `sha256sum` of its DER prints it.
+        let digest = ring::digest::digest(&ring::digest::SHA256, alice_cert.as_ref());
+        let hex: String = digest.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+        alice.extra.insert(
+            "authentication.kubernetes.io/credential-id".into(),
+            vec![format!("X509SHA256={hex}")],
+        );
+        assert_eq!(hex.len(), 64);
         let cases: Vec<(&str, Vec<CertificateDer<'static>>, Outcome)> = vec![
             ("no certificate", vec![], Outcome::NotMine),
-            (
-                "trusted",
-                vec![client(&ca, "alice", &["dev"])],
-                Outcome::User(alice),
-            ),
+            ("trusted", vec![alice_cert], Outcome::User(alice)),
             ("empty cn", vec![client(&ca, "", &[])], Outcome::NotMine),
         ];
         for (name, chain, want) in cases {

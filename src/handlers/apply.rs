@@ -193,7 +193,7 @@ fn merged(
     }
     check_type_meta(ctx, &new)?;
     check_name(ctx, &new)?;
-    check_namespace(ctx, &new)?;
+    check_namespace(ctx, &mut new)?;
     checks::default_applied(ctx, &mut new);
     Ok(new)
 }

@@ -44,7 +44,7 @@ async fn create_object(
     let directive = options.field_validation;
     *warnings = checks::coerce_other_version(ctx, &object, duplicates.clone(), directive)?;
     check_version_kind(ctx, &object)?;
-    check_namespace(ctx, &object)?;
+    check_namespace(ctx, &mut object)?;
     *warnings = checks::coerce_body(ctx, &mut object, duplicates, directive)?;
     let manager = manager_name(call, &options);
     record_update(ctx, Scope::Main, None, &mut object, &manager);

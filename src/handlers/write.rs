@@ -100,15 +100,23 @@ pub fn check_name(ctx: &Target, object: &Value) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// The namespace in the body must be empty or the URL's.
-pub fn check_namespace(ctx: &Target, object: &Value) -> Result<(), ApiError> {
+/// kube's `EnsureObjectNamespaceMatchesRequestNamespace`: the body's namespace must be
+/// empty or the URL's; an empty one is set to the URL's (before admission sees the
+/// object), and a cluster-scoped object's is cleared.
+pub fn check_namespace(ctx: &Target, object: &mut Value) -> Result<(), ApiError> {
     let ns = obj::namespace(object);
-    match &ctx.namespace {
-        Some(url_ns) if !ns.is_empty() && ns != url_ns => Err(ApiError::BadRequest(
+    let expected = ctx.namespace.as_deref().unwrap_or_default();
+    match (ns, expected) {
+        (ns, expected) if ns == expected => Ok(()),
+        ("", _) | (_, "") => {
+            let set = (!expected.is_empty()).then(|| Value::String(expected.to_string()));
+            obj::set_meta(object, "namespace", set);
+            Ok(())
+        }
+        _ => Err(ApiError::BadRequest(
             "the namespace of the provided object does not match the namespace sent on the request"
                 .into(),
         )),
-        _ => Ok(()),
     }
 }
 
@@ -139,7 +147,7 @@ pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
         return Ok(with_warnings(Err(e), warnings));
     }
     check_name(ctx, &body)?;
-    check_namespace(ctx, &body)?;
+    check_namespace(ctx, &mut body)?;
     let mut warnings = checks::coerce_body(ctx, &mut body, duplicates, directive)?;
     let change = Change::Replace(body);
     let result = apply_change(
@@ -303,7 +311,7 @@ fn changed_object(
     if matches!(change, Change::Patch(..)) {
         check_patched(ctx, &new, current, status, warnings)?;
         check_name(ctx, &new)?;
-        check_namespace(ctx, &new)?;
+        check_namespace(ctx, &mut new)?;
         let found =
             checks::coerce_patched(&mut new, ctx, patch_problems, options.field_validation)?;
         warnings.extend(found);

@@ -145,7 +145,12 @@ impl<'a> Attempts<'a> {
             };
         if settled {
             let kv = current(state, ctx, &self.key, name).await?;
-            return self.again(kv).map(|()| None);
+            if kv.mod_revision != self.kv.mod_revision {
+                return self.again(kv).map(|()| None);
+            }
+            // The cached object was the current one after all: its outcome stands
+            // (kube's `cachedRev == origState.rev`), without calling the caller again.
+            self.is_current = true;
         }
         let (next, extra) = outcome?;
         let written = |object| Some(Written { object, extra });

@@ -12,6 +12,8 @@ pub struct WriteOptions {
     pub field_validation: FieldValidation,
     /// `fieldManager` (empty when absent; the User-Agent then names the manager).
     pub field_manager: String,
+    /// `fieldValidation` as sent (empty when absent): admission shows the options as sent.
+    pub field_validation_sent: String,
 }
 
 /// `fieldValidation`: what a write does with fields the schema does not know and with
@@ -54,7 +56,8 @@ impl WriteOptions {
                 detail: format!("Unsupported value: {rendered}: supported values: \"All\""),
             });
         }
-        let field_validation = match query.get("fieldValidation").unwrap_or_default() {
+        let field_validation_sent = query.get("fieldValidation").unwrap_or_default();
+        let field_validation = match field_validation_sent {
             "" | "Warn" => FieldValidation::Warn,
             "Ignore" => FieldValidation::Ignore,
             "Strict" => FieldValidation::Strict,
@@ -79,6 +82,7 @@ impl WriteOptions {
             dry_run: !dry_run.is_empty(),
             field_validation,
             field_manager,
+            field_validation_sent: field_validation_sent.to_string(),
         })
     }
 }
