@@ -147,7 +147,10 @@ async fn post_http1_only_webhook_served_over_http1_pooled() {
     // One call at a time: connections are kept alive and reused (hyper may dial again
     // when a call starts before the last connection is back in the pool, so not always one).
     let connections = hook.connections();
-    assert!(connections <= 8, "16 calls one at a time took {connections} connections");
+    assert!(
+        connections <= 8,
+        "16 calls one at a time took {connections} connections"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
