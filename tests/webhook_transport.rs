@@ -129,6 +129,31 @@ async fn post_64_concurrent_few_http2_connections() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn post_http1_only_webhook_served_over_http1_pooled() {
+    let hook = Webhook::start_http1(&[]);
+    let transport = transport();
+    let endpoint = url(&hook, "/h1");
+    for i in 0..16 {
+        let uid = format!("h1-{i}");
+        let answer = transport
+            .post(&endpoint, body(ReviewVersion::V1, &uid), TEN)
+            .await
+            .expect("allowed over HTTP/1.1");
+        assert!(decoded(ReviewVersion::V1, &uid, &answer).allowed);
+    }
+    let reviews = hook.reviews_at("/h1");
+    assert_eq!(reviews.len(), 16);
+    assert!(reviews.iter().all(|r| r.http == http::Version::HTTP_11));
+    // One call at a time: connections are kept alive and reused (hyper may dial again
+    // when a call starts before the last connection is back in the pool, so not always one).
+    let connections = hook.connections();
+    assert!(
+        connections <= 8,
+        "16 calls one at a time took {connections} connections"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn post_v1beta1_review_answered_in_v1beta1() {
     let hook = Webhook::start(&[]);
     hook.on(
@@ -386,23 +411,99 @@ async fn post_oversized_answer_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn post_connection_closed_unanswered_eof() {
+    for hook in [Webhook::start(&[]), Webhook::start_http1(&[])] {
+        hook.on("/close", Behaviour::Close);
+        let transport = transport();
+        let error = post_error(&transport, &url(&hook, "/close"), TEN).await;
+        assert_eq!(
+            error,
+            format!(
+                "failed to call webhook: Post \"{}?timeout=10s\": EOF",
+                hook.url("/close")
+            )
+        );
+        assert_eq!(hook.reviews_at("/close").len(), 1);
+        // The pool does not hand out the dead connection: the next call gets a new one.
+        let answer = transport
+            .post(&url(&hook, "/after"), body(ReviewVersion::V1, "n"), TEN)
+            .await
+            .expect("a fresh connection");
+        assert!(decoded(ReviewVersion::V1, "n", &answer).allowed);
+        assert_eq!(hook.connections(), 2);
+    }
+}
+
+/// The test webhook's behaviours, read as the dispatchers will read them
+/// (`review::decode` of a mutating webhook's answer).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhook_behaviours_decoded_as_kube_reads_them() {
     let hook = Webhook::start(&[]);
-    hook.on("/close", Behaviour::Close);
-    let transport = transport();
-    let error = post_error(&transport, &url(&hook, "/close"), TEN).await;
-    assert_eq!(
-        error,
-        format!(
-            "failed to call webhook: Post \"{}?timeout=10s\": EOF",
-            hook.url("/close")
-        )
+    let ops = json!([{"op": "add", "path": "/metadata/labels", "value": {"a": "b"}}]);
+    hook.on("/patch", Behaviour::Patch(ops.clone()));
+    hook.on("/warn", Behaviour::Warnings(vec!["careful".into()]));
+    let annotations = BTreeMap::from([("seen".to_string(), "CREATE".to_string())]);
+    hook.on("/audit", Behaviour::AuditAnnotations(annotations.clone()));
+    hook.on("/wrong-uid", Behaviour::WrongUid);
+    hook.on("/wrong-kind", Behaviour::WrongKind);
+    hook.on("/garbage", Behaviour::Garbage("not json".into()));
+    hook.on(
+        "/custom",
+        Behaviour::custom(|request| match request["operation"] == "CREATE" {
+            true => json!({"allowed": false, "status": {"code": 400, "message": "no creates"}}),
+            false => json!({"allowed": true}),
+        }),
     );
-    assert_eq!(hook.reviews_at("/close").len(), 1);
-    // The pool does not hand out the dead connection: the next call gets a new one.
-    let answer = transport
-        .post(&url(&hook, "/after"), body(ReviewVersion::V1, "n"), TEN)
+    let transport = transport();
+    let call = |path: &'static str, version: ReviewVersion| {
+        let (transport, endpoint) = (&transport, url(&hook, path));
+        async move {
+            let answer = transport
+                .post(&endpoint, body(version, "uid-1"), TEN)
+                .await
+                .expect("answered");
+            review::decode(version, Phase::Mutating, "uid-1", &answer)
+        }
+    };
+    for version in [ReviewVersion::V1, ReviewVersion::V1beta1] {
+        let patched = call("/patch", version).await.expect("valid");
+        assert!(patched.allowed);
+        let patch: serde_json::Value =
+            serde_json::from_slice(&patched.patch.expect("a patch")).unwrap();
+        assert_eq!(patch, ops);
+        assert_eq!(patched.patch_type, "JSONPatch");
+    }
+    let warned = call("/warn", ReviewVersion::V1).await.expect("valid");
+    assert_eq!(warned.warnings, ["careful"]);
+    let audited = call("/audit", ReviewVersion::V1).await.expect("valid");
+    assert_eq!(audited.audit_annotations, annotations);
+    let denied = call("/custom", ReviewVersion::V1).await.expect("valid");
+    assert!(!denied.allowed);
+    assert_eq!(denied.result.expect("status").message, "no creates");
+    let wrong_uid = call("/wrong-uid", ReviewVersion::V1)
         .await
-        .expect("a fresh connection");
-    assert!(decoded(ReviewVersion::V1, "n", &answer).allowed);
-    assert_eq!(hook.connections(), 2);
+        .expect_err("refused");
+    assert_eq!(
+        wrong_uid.to_string(),
+        "received invalid webhook response: expected response.uid=\"uid-1\", got \"wrong-uid-1\""
+    );
+    let wrong_kind = call("/wrong-kind", ReviewVersion::V1)
+        .await
+        .expect_err("refused");
+    assert_eq!(
+        wrong_kind.to_string(),
+        "failed to call webhook: no kind \"AdmissionResponse\" is registered for version \"admission.k8s.io/v1\" in scheme \"pkg/util/webhook/client.go:74\""
+    );
+    let garbage = call("/garbage", ReviewVersion::V1)
+        .await
+        .expect_err("refused");
+    assert_eq!(
+        garbage.to_string(),
+        "failed to call webhook: couldn't get version/kind; json parse error: json: cannot unmarshal string into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }"
+    );
+    let versions: Vec<String> = hook
+        .reviews_at("/patch")
+        .into_iter()
+        .map(|r| r.version)
+        .collect();
+    assert_eq!(versions, ["v1", "v1beta1"]);
 }

@@ -127,6 +127,16 @@ impl Webhook {
     /// Starts on 127.0.0.1:0 with a serving certificate for `127.0.0.1`, `localhost` and
     /// the extra DNS names given (e.g. a service's `<name>.<namespace>.svc`).
     pub fn start(names: &[&str]) -> Webhook {
+        Webhook::serve(names, &[b"h2", b"http/1.1"])
+    }
+
+    /// As [`Webhook::start`], offering only HTTP/1.1 by ALPN (as many webhooks written
+    /// outside Go do).
+    pub fn start_http1(names: &[&str]) -> Webhook {
+        Webhook::serve(names, &[b"http/1.1"])
+    }
+
+    fn serve(names: &[&str], alpn: &[&[u8]]) -> Webhook {
         let _ = rustls::crypto::ring::default_provider().install_default();
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
@@ -141,7 +151,7 @@ impl Webhook {
             reviews: Mutex::new(Vec::new()),
             connections: AtomicUsize::new(0),
         });
-        let config = wire::tls_config(&serving, &ca.pem.cert);
+        let config = wire::tls_config(&serving, &ca.pem.cert, alpn);
         let (stop, stopped) = oneshot::channel();
         let served = shared.clone();
         let thread = std::thread::spawn(move || {

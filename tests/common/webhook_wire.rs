@@ -25,6 +25,7 @@ use super::{Behaviour, Review, Shared};
 pub fn tls_config(
     serving: &crd_apiserver::server::pki::Pem,
     ca_pem: &str,
+    alpn: &[&[u8]],
 ) -> Arc<rustls::ServerConfig> {
     let chain = vec![CertificateDer::from_pem_slice(serving.cert.as_bytes()).unwrap()];
     let key = PrivateKeyDer::from_pem_slice(serving.key.as_bytes()).unwrap();
@@ -40,7 +41,7 @@ pub fn tls_config(
         .with_client_cert_verifier(verifier)
         .with_single_cert(chain, key)
         .unwrap();
-    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
     Arc::new(config)
 }
 

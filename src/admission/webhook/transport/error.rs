@@ -121,7 +121,7 @@ pub fn go_cause(error: &(dyn std::error::Error + 'static), target: &str) -> Stri
             return tls_cause(tls);
         }
         if let Some(io) = e.downcast_ref::<std::io::Error>() {
-            io_kind.get_or_insert(io.kind());
+            io_kind = Some(io.kind()); // the innermost, most specific, wins
             // An io::Error's `source()` skips the error it wraps (hyper-rustls wraps
             // tokio-rustls's io::Error, which wraps the rustls::Error): walk into it.
             if let Some(inner) = io.get_ref() {
