@@ -1,4 +1,4 @@
-//! list and deletecollection: selectors, limit/continue pagination at one revision,
+//! list: selectors, limit/continue pagination at one revision,
 //! resourceVersion semantics, and Table output.
 
 use std::sync::Arc;
@@ -7,7 +7,6 @@ use serde_json::{Value, json};
 
 use crate::error::ApiError;
 use crate::handlers::context::Target;
-use crate::handlers::object::{delete_admission, delete_one};
 use crate::handlers::{AppState, Call, Reply, wire::served};
 use crate::meta::object as obj;
 use crate::request::continuation;
@@ -335,7 +334,7 @@ pub fn transform_error(err: TransformError) -> ApiError {
 }
 
 /// A list (or deletecollection's answer) in the negotiated representation.
-fn render_list(
+pub(crate) fn render_list(
     call: &Call,
     ctx: &Target,
     representation: Representation,
@@ -363,53 +362,4 @@ fn render_list(
         }),
     };
     Ok(Reply::ok(body, representation.encoding()).with_warning(ctx.deprecation_warning()))
-}
-
-pub async fn delete_collection(
-    state: &Arc<AppState>,
-    call: &Call,
-    ctx: &Target,
-) -> Result<Reply, ApiError> {
-    let representation = negotiate(call.header("accept"), NegotiationTarget::Object)?;
-    let options = list_options(call, ctx)?;
-    let delete_options = crate::handlers::object::delete_options(call)?;
-    let page = read_page(
-        state,
-        ctx,
-        &ListOptions {
-            limit: 0,
-            ..options
-        },
-    )
-    .await?;
-    let items = page.objects(ctx)?;
-    // kube admits each delete with the request's attributes: its namespace, no name.
-    let admitting = delete_admission(state, call, ctx, &delete_options);
-    let mut warnings = Vec::new();
-    for item in &items {
-        let scoped = Target::for_namespace(ctx, obj::namespace(item));
-        let name = obj::name(item);
-        let admission = (&admitting, "");
-        match delete_one(
-            state,
-            &scoped,
-            name,
-            &delete_options,
-            admission,
-            &mut warnings,
-        )
-        .await
-        {
-            // Deleted by someone else meanwhile: nothing left to do for it.
-            Ok(_) | Err(ApiError::NotFound { .. }) => {}
-            Err(e) => return Ok(Reply::Error(e).with_warnings(warnings)),
-        }
-    }
-    // kube answers the list as it was read, before the deletions.
-    let list_meta = ListMeta {
-        resource_version: page.revision.to_string(),
-        ..ListMeta::default()
-    };
-    let reply = render_list(call, ctx, representation, &items, &list_meta);
-    Ok(crate::handlers::write::with_warnings(reply, warnings))
 }

@@ -5,6 +5,7 @@ pub mod apply;
 pub mod collection;
 pub mod context;
 pub mod create;
+pub mod delete;
 pub mod discovery;
 pub mod health;
 pub mod object;
@@ -77,9 +78,9 @@ async fn resource(state: &Arc<AppState>, call: &Call) -> Result<Reply, ApiError>
         (Verb::Patch, Subresource::None | Subresource::Status) => {
             write::patch(state, call, &ctx).await
         }
-        (Verb::Delete, Subresource::None) => object::delete(state, call, &ctx).await,
+        (Verb::Delete, Subresource::None) => delete::delete(state, call, &ctx).await,
         (Verb::DeleteCollection, Subresource::None) => {
-            collection::delete_collection(state, call, &ctx).await
+            delete::delete_collection(state, call, &ctx).await
         }
         (Verb::Get, Subresource::Scale) => scale::get(state, call, &ctx).await,
         (Verb::Update, Subresource::Scale) => scale::update(state, call, &ctx).await,
