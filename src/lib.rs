@@ -19,7 +19,8 @@
 //!   (`handlers::strategy`: decode, change, managedFields, the one write loop) and the
 //!   wire encoding (`handlers::wire`: replies, served and stored bytes, splicing).
 //! - [`admission`]: kube's admission chain, run by the write path after decode and
-//!   before storage (NamespaceLifecycle, fed by the host cluster's namespaces).
+//!   before storage (NamespaceLifecycle, fed by the host cluster's namespaces; the
+//!   mutating and validating admission webhooks, fed by its webhook configurations).
 //! - [`config`]: command-line flags into a validated configuration.
 //! - [`watch`]: turns storage events into `{"type","object"}` watch events, queued per
 //!   watcher under a byte budget, with the per-user watch limit.

@@ -174,13 +174,31 @@ fn kustomize_renders_rbac_service_and_hardened_deployment() {
         .collect();
     assert_eq!(
         cluster_roles,
-        BTreeSet::from(["crd-apiserver:namespace-reader", "system:auth-delegator"])
+        BTreeSet::from([
+            "crd-apiserver:admission-config-reader",
+            "crd-apiserver:namespace-reader",
+            "system:auth-delegator"
+        ])
     );
+    let rules = |name: &str| {
+        find(&objects, "ClusterRole")
+            .into_iter()
+            .find(|r| r["metadata"]["name"] == name)
+            .unwrap_or_else(|| panic!("no ClusterRole {name}"))["rules"]
+            .clone()
+    };
     // NamespaceLifecycle follows the cluster's namespaces (get for the live lookup).
     assert_eq!(
-        one(&objects, "ClusterRole")["rules"],
+        rules("crd-apiserver:namespace-reader"),
         serde_json::json!([{"apiGroups": [""], "resources": ["namespaces"],
             "verbs": ["get", "list", "watch"]}])
+    );
+    // The webhook plugins follow the cluster's webhook configurations.
+    assert_eq!(
+        rules("crd-apiserver:admission-config-reader"),
+        serde_json::json!([{"apiGroups": ["admissionregistration.k8s.io"],
+            "resources": ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"],
+            "verbs": ["list", "watch"]}])
     );
     let reader = one(&objects, "RoleBinding");
     assert_eq!(reader["metadata"]["namespace"], "kube-system");
