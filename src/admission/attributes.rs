@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
+use std::time::Instant;
 
 use serde_json::{Value, json};
 
@@ -115,6 +116,9 @@ pub struct Attributes<'a> {
     pub served: Option<&'a ServedResource>,
     /// Where plugins record warnings and audit annotations.
     pub recorder: &'a Recorder,
+    /// When the request must be done (kube's request context deadline): a webhook call
+    /// gets the lesser of this and its `timeoutSeconds`.
+    pub deadline: Option<Instant>,
 }
 
 impl Attributes<'_> {

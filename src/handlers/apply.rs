@@ -108,7 +108,7 @@ async fn apply_or_create(
     let admitting = Admitting::new(
         state,
         ctx,
-        &call.user,
+        call,
         Operation::Update,
         subresource,
         options,

@@ -52,7 +52,7 @@ async fn create_object(
     let admitting = Admitting::new(
         state,
         ctx,
-        &call.user,
+        call,
         Operation::Create,
         "",
         Options::Create(&options),

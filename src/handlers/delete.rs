@@ -113,7 +113,7 @@ pub fn delete_admission<'a>(
     Admitting::new(
         state,
         ctx,
-        &call.user,
+        call,
         operation,
         subresource,
         admission_options,

@@ -225,7 +225,7 @@ async fn apply_change(
     let admitting = Admitting::new(
         state,
         ctx,
-        &call.user,
+        call,
         Operation::Update,
         subresource,
         Options::Update(options),

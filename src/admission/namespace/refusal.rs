@@ -59,6 +59,7 @@ mod tests {
             old_object: None,
             served: None,
             recorder: &recorder,
+            deadline: None,
         };
         refused(refusal, &attributes, None).to_status()
     }

@@ -71,13 +71,19 @@ pub async fn call(
     let uid = uuid::Uuid::new_v4().to_string();
     let options = attributes.options.to_json();
     let body = review::encode(version, &request(&uid, invocation, sent, options.as_ref()));
-    let answer = transport
-        .post(endpoint, body, hook.timeout)
-        .await
-        .map_err(|e| CallFailure::Calling {
-            code: failure_code(&e),
-            reason: e.to_string(),
-        })?;
+    // The hook's timeout, within what the request has left (kube's context deadline).
+    let left = attributes
+        .deadline
+        .map(|d| d.saturating_duration_since(std::time::Instant::now()));
+    let timeout = left.map_or(hook.timeout, |left| left.min(hook.timeout));
+    let answer =
+        transport
+            .post(endpoint, body, timeout)
+            .await
+            .map_err(|e| CallFailure::Calling {
+                code: failure_code(&e),
+                reason: e.to_string(),
+            })?;
     let response =
         review::decode(version, phase, &uid, &answer).map_err(|e| CallFailure::Calling {
             reason: e.to_string(),

@@ -204,7 +204,7 @@ pub async fn write_scale(
     let admitting = Admitting::new(
         state,
         ctx,
-        &call.user,
+        call,
         Operation::Update,
         "scale",
         Options::Update(options),

@@ -5,13 +5,14 @@
 //! warnings the plugins recorded added to the request's.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 use serde_json::Value;
 
 use crate::admission::{Attributes, Kind, Operation, Options, Recorder};
 use crate::error::ApiError;
-use crate::handlers::AppState;
 use crate::handlers::context::Target;
+use crate::handlers::{AppState, Call};
 use crate::request::user::UserInfo;
 use crate::schema::prune;
 
@@ -20,6 +21,8 @@ pub struct Admitting<'a> {
     state: &'a AppState,
     ctx: &'a Target,
     user: &'a UserInfo,
+    /// When the request must be done: no webhook call outlives it.
+    deadline: Option<Instant>,
     operation: Operation,
     subresource: &'a str,
     options: Options<'a>,
@@ -36,7 +39,7 @@ impl<'a> Admitting<'a> {
     pub fn new(
         state: &'a AppState,
         ctx: &'a Target,
-        user: &'a UserInfo,
+        call: &'a Call,
         operation: Operation,
         subresource: &'a str,
         options: Options<'a>,
@@ -45,7 +48,8 @@ impl<'a> Admitting<'a> {
         Admitting {
             state,
             ctx,
-            user,
+            user: &call.user,
+            deadline: call.deadline,
             operation,
             subresource,
             options,
@@ -111,6 +115,7 @@ impl<'a> Admitting<'a> {
             old_object: old,
             served: Some(&ctx.resource),
             recorder: &self.recorder,
+            deadline: self.deadline,
         }
     }
 
