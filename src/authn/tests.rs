@@ -79,7 +79,15 @@ async fn authenticate_every_outcome_strips_front_proxy_headers() {
     );
     let mut bob = bob;
     bob.extra.insert("team".into(), vec!["blue".into()]);
-    let carol = UserInfo::authenticated("carol".into(), vec!["ops".into()]);
+    let carol_chain = chain(&cas.client, "carol", &["ops"]);
+    let mut carol = UserInfo::authenticated("carol".into(), vec!["ops".into()]);
+    // kube's x509 authenticator names the certificate as the user's credential.
+    let digest = ring::digest::digest(&ring::digest::SHA256, carol_chain[0].as_ref());
+    let hex: String = digest.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+    carol.extra.insert(
+        "authentication.kubernetes.io/credential-id".into(),
+        vec![format!("X509SHA256={hex}")],
+    );
     let cases = [
         (
             "front proxy",
@@ -87,12 +95,7 @@ async fn authenticate_every_outcome_strips_front_proxy_headers() {
             chain(&cas.proxy, "front-proxy-client", &[]),
             Ok(bob),
         ),
-        (
-            "client certificate",
-            true,
-            chain(&cas.client, "carol", &["ops"]),
-            Ok(carol),
-        ),
+        ("client certificate", true, carol_chain, Ok(carol)),
         ("no certificate", true, vec![], Ok(UserInfo::anonymous())),
         ("no certificate, anonymous off", false, vec![], Err(401)),
         (

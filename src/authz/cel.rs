@@ -5,15 +5,11 @@
 
 use std::sync::Arc;
 
-use k8s_openapi::api::authorization::v1::{
-    NonResourceAttributes, ResourceAttributes, SubjectAccessReviewSpec,
-};
+use k8s_openapi::api::authorization::v1::SubjectAccessReviewSpec;
 
 use super::Authorizer;
-use super::sar::{Decision, field_attributes, label_attributes};
+use super::sar::{Asked, Decision, ResourceRequest, Subject, review_spec};
 use crate::cel::lib::authz::{Answer, Attributes, Authorizer as CelAuthorizer, Decision as Cel};
-use crate::selector::field::FieldSelector;
-use crate::selector::label::LabelSelector;
 
 /// The server's authorizer behind the CEL library's synchronous interface.
 pub struct CelBridge {
@@ -62,42 +58,32 @@ fn answer(decision: Cel, reason: &str, error: Option<String>) -> Answer {
     }
 }
 
-fn some(s: &str) -> Option<String> {
-    (!s.is_empty()).then(|| s.to_string())
-}
-
 /// The review's spec for the library's attributes (kube's `ResourceAttributesFrom` over
-/// its `AttributesRecord`; selectors parsed as kube parses them, dropped when invalid).
+/// its `AttributesRecord`).
 fn spec(a: &Attributes) -> SubjectAccessReviewSpec {
     let user = &a.user;
-    let mut spec = SubjectAccessReviewSpec {
-        user: some(&user.name),
-        uid: some(&user.uid),
-        groups: (!user.groups.is_empty()).then(|| user.groups.clone()),
-        extra: (!user.extra.is_empty()).then(|| user.extra.clone()),
-        ..Default::default()
+    let subject = Subject {
+        name: &user.name,
+        uid: &user.uid,
+        groups: &user.groups,
+        extra: &user.extra,
     };
-    if a.resource_request {
-        spec.resource_attributes = Some(ResourceAttributes {
-            namespace: some(&a.namespace),
-            verb: some(&a.verb),
-            group: some(&a.api_group),
-            version: some(&a.api_version),
-            resource: some(&a.resource),
-            subresource: some(&a.subresource),
-            name: some(&a.name),
-            field_selector: FieldSelector::parse(&a.field_selector)
-                .ok()
-                .and_then(|s| field_attributes(&s)),
-            label_selector: LabelSelector::parse(&a.label_selector)
-                .ok()
-                .and_then(|s| label_attributes(&s)),
-        });
-    } else {
-        spec.non_resource_attributes = Some(NonResourceAttributes {
-            path: some(&a.path),
-            verb: some(&a.verb),
-        });
-    }
-    spec
+    let asked = match a.resource_request {
+        true => Asked::Resource(ResourceRequest {
+            namespace: &a.namespace,
+            verb: &a.verb,
+            group: &a.api_group,
+            version: &a.api_version,
+            resource: &a.resource,
+            subresource: &a.subresource,
+            name: &a.name,
+            field_selector: &a.field_selector,
+            label_selector: &a.label_selector,
+        }),
+        false => Asked::NonResource {
+            path: &a.path,
+            verb: &a.verb,
+        },
+    };
+    review_spec(subject, asked)
 }

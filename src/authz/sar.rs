@@ -57,34 +57,93 @@ fn some(s: &str) -> Option<String> {
 
 /// The review's spec for `user` doing `info`.
 pub fn spec(user: &UserInfo, info: &RequestInfo) -> SubjectAccessReviewSpec {
+    let subject = Subject {
+        name: &user.name,
+        uid: &user.uid,
+        groups: &user.groups,
+        extra: &user.extra,
+    };
+    let asked = match info.is_resource_request {
+        true => Asked::Resource(ResourceRequest {
+            namespace: &info.namespace,
+            verb: info.verb.as_str(),
+            group: &info.api_group,
+            version: &info.api_version,
+            resource: &info.resource,
+            subresource: info.subresource.as_str(),
+            name: &info.name,
+            field_selector: &info.field_selector,
+            label_selector: &info.label_selector,
+        }),
+        false => Asked::NonResource {
+            path: &info.path,
+            verb: info.verb.as_str(),
+        },
+    };
+    review_spec(subject, asked)
+}
+
+/// Who a review asks about (kube's `user.Info`), borrowed.
+pub struct Subject<'a> {
+    pub name: &'a str,
+    pub uid: &'a str,
+    pub groups: &'a [String],
+    pub extra: &'a std::collections::BTreeMap<String, Vec<String>>,
+}
+
+/// The resource attributes a review asks about, the selectors as written (parsed as
+/// kube parses them; an invalid one is left out).
+pub struct ResourceRequest<'a> {
+    pub namespace: &'a str,
+    pub verb: &'a str,
+    pub group: &'a str,
+    pub version: &'a str,
+    pub resource: &'a str,
+    pub subresource: &'a str,
+    pub name: &'a str,
+    pub field_selector: &'a str,
+    pub label_selector: &'a str,
+}
+
+/// What a review asks.
+pub enum Asked<'a> {
+    Resource(ResourceRequest<'a>),
+    NonResource { path: &'a str, verb: &'a str },
+}
+
+/// A SubjectAccessReview's spec, as kube's webhook authorizer fills it.
+pub fn review_spec(subject: Subject<'_>, asked: Asked<'_>) -> SubjectAccessReviewSpec {
     let mut spec = SubjectAccessReviewSpec {
-        user: some(&user.name),
-        uid: some(&user.uid),
-        groups: (!user.groups.is_empty()).then(|| user.groups.clone()),
-        extra: (!user.extra.is_empty()).then(|| user.extra.clone()),
+        user: some(subject.name),
+        uid: some(subject.uid),
+        groups: (!subject.groups.is_empty()).then(|| subject.groups.to_vec()),
+        extra: (!subject.extra.is_empty()).then(|| subject.extra.clone()),
         ..Default::default()
     };
-    if info.is_resource_request {
-        spec.resource_attributes = Some(ResourceAttributes {
-            namespace: some(&info.namespace),
-            verb: some(info.verb.as_str()),
-            group: some(&info.api_group),
-            version: some(&info.api_version),
-            resource: some(&info.resource),
-            subresource: some(info.subresource.as_str()),
-            name: some(&info.name),
-            field_selector: FieldSelector::parse(&info.field_selector)
-                .ok()
-                .and_then(|s| field_attributes(&s)),
-            label_selector: LabelSelector::parse(&info.label_selector)
-                .ok()
-                .and_then(|s| label_attributes(&s)),
-        });
-    } else {
-        spec.non_resource_attributes = Some(NonResourceAttributes {
-            path: some(&info.path),
-            verb: some(info.verb.as_str()),
-        });
+    match asked {
+        Asked::Resource(r) => {
+            spec.resource_attributes = Some(ResourceAttributes {
+                namespace: some(r.namespace),
+                verb: some(r.verb),
+                group: some(r.group),
+                version: some(r.version),
+                resource: some(r.resource),
+                subresource: some(r.subresource),
+                name: some(r.name),
+                field_selector: FieldSelector::parse(r.field_selector)
+                    .ok()
+                    .and_then(|s| field_attributes(&s)),
+                label_selector: LabelSelector::parse(r.label_selector)
+                    .ok()
+                    .and_then(|s| label_attributes(&s)),
+            });
+        }
+        Asked::NonResource { path, verb } => {
+            spec.non_resource_attributes = Some(NonResourceAttributes {
+                path: some(path),
+                verb: some(verb),
+            });
+        }
     }
     spec
 }

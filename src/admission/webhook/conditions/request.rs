@@ -8,21 +8,7 @@ use serde_json::{Map, Value as Json, json};
 use crate::cel::lib::authz::User;
 use crate::request::user::UserInfo;
 
-/// A group, version and kind.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Gvk<'a> {
-    pub group: &'a str,
-    pub version: &'a str,
-    pub kind: &'a str,
-}
-
-/// A group, version and resource.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Gvr<'a> {
-    pub group: &'a str,
-    pub version: &'a str,
-    pub resource: &'a str,
-}
+pub use crate::admission::webhook::review::{Gvk, Gvr};
 
 /// The request a webhook's conditions are evaluated for, with the objects in the
 /// version the webhook is called with.
