@@ -337,6 +337,8 @@ scenario_tests! {
     dry_run_side_effects
     match_policy_equivalent
     match_conditions
+    match_conditions_over_limit
+    match_condition_cost_exceeded
     match_condition_compile_error
 }
 
