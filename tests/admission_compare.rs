@@ -1,15 +1,16 @@
 //! Admission webhooks (issue 30) compared request for request with the reference
 //! apiextensions-apiserver 0.36.4 running kube's real admission chain. The scenarios and the
 //! reference's answers are data: tests/fixtures/admission/scenarios.json (each scenario's host
-//! objects: Namespaces and Mutating/ValidatingWebhookConfigurations, with `$WEBHOOK` and
-//! `$CA_BUNDLE` for the test webhook) and tests/fixtures/admission/compare.jsonl (each request,
+//! objects: Namespaces and Mutating/ValidatingWebhookConfigurations, with `$WEBHOOK`,
+//! `$CA_BUNDLE`, `$OTHER_CA_BUNDLE` and `$CLOSED` standing for the test webhook) and tests/fixtures/admission/compare.jsonl (each request,
 //! the reference's code, Warning headers and body, and the AdmissionReview requests the test
 //! webhook received meanwhile), recorded by hack/admission-oracle/record.py from
 //! hack/admission-oracle/scenario.py. Each scenario replays on a fresh dev server whose
 //! cluster (`--kubeconfig`) is the fake core API serving the scenario's objects, calling a
 //! port of the reference's stub webhook; code, Warning headers, body (Status or object) and
 //! the reviews received must match, but for uids, timestamps, resourceVersions, the
-//! requester's name and the webhook's address (see `masking.rs`). FINDINGS.md beside the
+//! requester's name and the webhook's address (see `masking.rs`); and so must the
+//! admission metrics afterwards (metrics.json, see `metrics.rs`). FINDINGS.md beside the
 //! recorder says what the recordings show.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
@@ -19,6 +20,8 @@ mod common;
 mod fake_kube;
 #[path = "admission_compare/masking.rs"]
 mod masking;
+#[path = "admission_compare/metrics.rs"]
+mod metrics;
 #[path = "admission_compare/stub_webhook.rs"]
 mod stub_webhook;
 
@@ -55,6 +58,12 @@ fn read_steps(path: &std::path::Path, scenario: Option<&str>) -> Vec<Value> {
         .collect();
     assert!(!steps.is_empty(), "no recorded steps for {scenario:?}");
     steps
+}
+
+/// The reference's admission metrics after each scenario (metrics.rs).
+fn recorded_metrics() -> Value {
+    let text = std::fs::read_to_string(fixture("metrics.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
 }
 
 fn scenarios() -> BTreeMap<String, Value> {
@@ -257,6 +266,10 @@ async fn replay(scenario: &str) -> Vec<String> {
         };
         diffs.extend(found.into_iter().map(|d| format!("{label}: {d}")));
     }
+    let ours = metrics::admission_lines(&server.metrics().await);
+    let recorded: Vec<String> =
+        serde_json::from_value(recorded_metrics()[scenario].clone()).unwrap();
+    diffs.extend(metrics::differences(&ours, &recorded));
     drop(server);
     drop(fake);
     diffs
@@ -324,6 +337,8 @@ scenario_tests! {
     dry_run_side_effects
     match_policy_equivalent
     match_conditions
+    match_conditions_over_limit
+    match_condition_cost_exceeded
     match_condition_compile_error
 }
 

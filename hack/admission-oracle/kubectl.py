@@ -5,7 +5,7 @@ tests/fixtures/admission/kubectl.json: for each command its arguments, exit code
 (the webhook's address replaced by <webhook>). Same set-up as record.py (its docstring); run:
     PEERS_ROOT=$HOME/peers python3 hack/admission-oracle/kubectl.py
 """
-import json, os, subprocess, sys, tempfile
+import json, os, signal, subprocess, sys, tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(__file__))
@@ -25,6 +25,7 @@ def manifest(name, labels):
 
 
 def main():
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit('terminated'))
     subprocess.run([os.path.join(record.REFERENCE, 'gen-pki.sh')], env=dict(os.environ, PEERS_ROOT=record.PEERS),
                    check=True)
     webhook = record.Webhook()

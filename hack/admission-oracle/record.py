@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Records the reference's admission webhook answers (issue 30) into tests/fixtures/admission/:
 scenarios.json (each scenario's host objects: Namespaces and webhook configurations, as
-templates) and compare.jsonl (one line per request: the reference apiextensions-apiserver's
+templates), compare.jsonl (one line per request: the reference apiextensions-apiserver's
 code, Content-Type, Warning headers and body, and the AdmissionReview requests the test
-webhook received while it was answered). tests/admission_compare.rs replays them.
+webhook received while it was answered) and metrics.json (per scenario, the reference's
+admission metrics afterwards: HELP/TYPE lines, counters, histogram counts). tests/admission_compare.rs replays them.
 
 Needs the reference built (../shared/reference/README.md: PEERS_ROOT, setup-debian.sh) but not
 running: for each scenario this script writes the configurations to $STUB_OBJECTS_FILE,
@@ -14,7 +15,7 @@ tests/fixtures/admission/crontabs.yaml and sends the scenario's requests. The te
 (--only NAME re-records one scenario, keeping the others' lines of OUT.jsonl.)
 Requests go out over HTTP/1.1 with exactly the recorded path and headers (scenario.py).
 """
-import base64, copy, http.client, json, os, socket, ssl, subprocess, sys, time, urllib.parse
+import base64, copy, http.client, json, os, signal, socket, ssl, subprocess, sys, time, urllib.parse
 
 import yaml
 
@@ -104,13 +105,26 @@ class Webhook:
             return False
 
     def reviews(self):
-        """The reviews received since the last call: [{path, request}]."""
-        with open(self.log) as f:
+        """The reviews received since the last call: [{path, request}]. webhook.py's threads
+        print concurrently and print() writes a line and its newline separately, so two
+        reviews can share a line: objects are read one after the other, whatever separates
+        them (each is printed whole before the webhook answers)."""
+        with open(self.log, 'rb') as f:
             f.seek(self.offset)
-            text = f.read()
-        complete = text[:text.rfind('\n') + 1]
-        self.offset += len(complete.encode())
-        return [json.loads(line) for line in complete.splitlines() if line.startswith('{')]
+            text = f.read().decode()
+        decoder, at, out = json.JSONDecoder(), 0, []
+        while True:
+            start = text.find('{"path": ', at)  # webhook.py's line; stderr may hold tracebacks
+            if start < 0:
+                break
+            try:
+                obj, end = decoder.raw_decode(text, start)
+            except ValueError:
+                break  # not printed whole yet
+            out.append(obj)
+            at = end
+        self.offset += len(text[:at].encode())
+        return out
 
     def stop(self):
         self.proc.terminate()
@@ -188,10 +202,32 @@ def record(name, configs, steps, webhook):
                         webhook=webhook.base, closed=webhook.closed))
         print(f'{name}: {step["method"]} {step["path"]} -> {code} {warnings or ""} '
               f'reviews: {[r["path"] for r in reviews]}', file=sys.stderr)
-    return out
+    return out, admission_metrics(ref)
+
+
+# The admission metrics of issue 30, point 7, and the per-plugin histogram kube exports beside them.
+METRIC_PREFIXES = ('apiserver_admission_webhook_', 'apiserver_admission_step_admission_duration_seconds',
+                   'apiserver_admission_controller_admission_duration_seconds')
+
+
+def admission_metrics(ref):
+    """The reference's admission metrics after a scenario: HELP and TYPE lines, counters, and
+    histograms' and summaries' `_count` series (durations vary from run to run; their counts
+    do not)."""
+    _, _, _, text = ref.send('GET', '/metrics', headers={'Accept': 'text/plain'})
+    kept = []
+    for line in text.splitlines():
+        name = line.split(' ')[2] if line.startswith('# ') else line.split('{')[0].split(' ')[0]
+        if not name.startswith(METRIC_PREFIXES):
+            continue
+        if line.startswith('# ') or not (name.endswith(('_bucket', '_sum')) or 'quantile=' in line):
+            kept.append(line)
+    return kept
 
 
 def main():
+    # Stopped with SIGTERM, still stop the peers and the webhook (the finally below).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit('terminated'))
     args = sys.argv[1:]
     only = None
     if args[:1] == ['--only']:
@@ -200,13 +236,14 @@ def main():
     os.makedirs(RUN, exist_ok=True)
     subprocess.run([os.path.join(REFERENCE, 'gen-pki.sh')], env=dict(os.environ, PEERS_ROOT=PEERS), check=True)
     webhook = Webhook()
-    lines, templates = [], {}
+    lines, templates, metrics = [], {}, {}
     try:
         for name, configs, steps in scenario.scenarios():
             assert name not in templates, f'duplicate scenario {name}'
             templates[name] = {'namespaces': scenario.NAMESPACES, 'configurations': configs}
             if only is None or only == name:
-                lines += record(name, configs, steps, webhook)
+                recorded, metrics[name] = record(name, configs, steps, webhook)
+                lines += recorded
     finally:
         peers('stop')
         webhook.stop()
@@ -221,6 +258,13 @@ def main():
     with open(os.path.join(FIX, 'scenarios.json'), 'w') as f:
         json.dump(templates, f, indent=1, sort_keys=True)
         f.write('\n')
+    if len(args) == 0:
+        path = os.path.join(FIX, 'metrics.json')
+        if only is not None and os.path.exists(path):
+            metrics = dict(json.load(open(path)), **metrics)
+        with open(path, 'w') as f:
+            json.dump(metrics, f, indent=1, sort_keys=True)
+            f.write('\n')
     print(f'{len(lines)} requests recorded in {len(set(r["scenario"] for r in lines))} scenarios', file=sys.stderr)
 
 

@@ -437,6 +437,18 @@ def conditions():
         patch(f'{CT}/mc6', {'spec': {'replicas': 2}}),
         get(CT),
     ]
+    # 65 conditions: the API's validation allows 64, but the reference trusts the host's
+    # validation; what does its plugin do with more?
+    yield 'match_conditions_over_limit', [validating('validate', hook(
+        VALIDATE, '/validate', conditions=[(f'c{i}', 'true') for i in range(65)]))], [
+        post(crontab('ol1')),
+    ]
+    # A condition whose runtime cost exceeds kube's per-call limit (three nested loops of 100).
+    hundred = '[' + ','.join(str(i) for i in range(100)) + ']'
+    yield 'match_condition_cost_exceeded', [validating('validate', hook(
+        VALIDATE, '/validate', conditions=[('costly', f'{hundred}.all(a, {hundred}.all(b, {hundred}.all(c, true)))')]))], [
+        post(crontab('co1')),
+    ]
     yield 'match_condition_compile_error', [validating('validate', hook(
         VALIDATE, '/validate', conditions=[('broken', 'object.metadata.name ==')]))], [
         post(crontab('ce1')),
