@@ -20,38 +20,49 @@ const WEBHOOK_BUCKETS: [f64; 8] = [0.005, 0.025, 0.1, 0.5, 1.0, 2.5, 10.0, 25.0]
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct StepLabels {
-    /// `admit` or `validate`.
-    r#type: &'static str,
     operation: &'static str,
     rejected: &'static str,
+    /// `admit` or `validate`.
+    r#type: &'static str,
+}
+
+/// kube's labels are sorted by name, as client_golang prints them.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ControllerLabels {
+    /// The plugin (`NamespaceLifecycle`, `MutatingAdmissionWebhook`, …).
+    name: &'static str,
+    operation: &'static str,
+    rejected: &'static str,
+    /// `admit` or `validate`.
+    r#type: &'static str,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct WebhookLabels {
     name: Arc<str>,
-    /// `admit` or `validating`, as kube labels webhook calls.
-    r#type: &'static str,
     operation: &'static str,
     rejected: &'static str,
+    /// `admit` or `validating`, as kube labels webhook calls.
+    r#type: &'static str,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
-    name: Arc<str>,
-    r#type: &'static str,
-    operation: &'static str,
     code: u16,
+    name: Arc<str>,
+    operation: &'static str,
     rejected: &'static str,
+    r#type: &'static str,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RejectionLabels {
-    name: Arc<str>,
-    r#type: &'static str,
-    operation: &'static str,
     /// `calling_webhook_error`, `no_error` or `apiserver_internal_error`.
     error_type: &'static str,
+    name: Arc<str>,
+    operation: &'static str,
     rejection_code: u16,
+    r#type: &'static str,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -92,6 +103,7 @@ impl RejectionType {
 #[derive(Clone)]
 pub struct AdmissionMetrics {
     step: Histograms<StepLabels>,
+    controller: Histograms<ControllerLabels>,
     webhook: Histograms<WebhookLabels>,
     requests: Family<RequestLabels, Counter>,
     rejections: Family<RejectionLabels, Counter>,
@@ -102,6 +114,7 @@ impl Default for AdmissionMetrics {
     fn default() -> Self {
         AdmissionMetrics {
             step: Family::new_with_constructor(step_histogram),
+            controller: Family::new_with_constructor(step_histogram),
             webhook: Family::new_with_constructor(webhook_histogram),
             requests: Family::default(),
             rejections: Family::default(),
@@ -118,29 +131,35 @@ impl AdmissionMetrics {
     /// Admission's metrics, served on `/metrics` through `metrics`.
     pub fn register(metrics: &mut Metrics) -> AdmissionMetrics {
         let m = AdmissionMetrics::default();
+        // kube's HELP texts (the client library adds the final period).
         metrics.register(
             "apiserver_admission_step_admission_duration_seconds",
-            "Admission sub-step latency histogram in seconds, broken out for each operation and API resource and step type (validate or admit).",
+            "[STABLE] Admission sub-step latency histogram in seconds, broken out for each operation and API resource and step type (validate or admit)",
             m.step.clone(),
         );
         metrics.register(
+            "apiserver_admission_controller_admission_duration_seconds",
+            "[STABLE] Admission controller latency histogram in seconds, identified by name and broken out for each operation and API resource and type (validate or admit)",
+            m.controller.clone(),
+        );
+        metrics.register(
             "apiserver_admission_webhook_admission_duration_seconds",
-            "Admission webhook latency histogram in seconds, identified by name and broken out for each operation and API resource and type (validate or admit).",
+            "[STABLE] Admission webhook latency histogram in seconds, identified by name and broken out for each operation and API resource and type (validate or admit)",
             m.webhook.clone(),
         );
         metrics.register(
             "apiserver_admission_webhook_request",
-            "Admission webhook request total, identified by name and broken out for each admission type (validating or mutating) and operation. Additional labels specify whether the request was rejected or not and an HTTP status code. Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded.",
+            "[ALPHA] Admission webhook request total, identified by name and broken out for each admission type (validating or admit) and operation. Additional labels specify whether the request was rejected or not and an HTTP status code. Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded",
             m.requests.clone(),
         );
         metrics.register(
             "apiserver_admission_webhook_rejection_count",
-            "Admission webhook rejection count, identified by name and broken out for each admission type (validating or admit) and operation. Additional labels specify an error type (calling_webhook_error or apiserver_internal_error if an error occurred; no_error otherwise) and optionally a non-zero rejection code if the webhook rejects the request with an HTTP status code (honored by the apiserver when the code is greater or equal to 400). Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded.",
+            "[ALPHA] Admission webhook rejection count, identified by name and broken out for each admission type (validating or admit) and operation. Additional labels specify an error type (calling_webhook_error or apiserver_internal_error if an error occurred; no_error otherwise) and optionally a non-zero rejection code if the webhook rejects the request with an HTTP status code (honored by the apiserver when the code is greater or equal to 400). Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded",
             m.rejections.clone(),
         );
         metrics.register(
             "apiserver_admission_webhook_fail_open_count",
-            "Admission webhook fail open count, identified by name and broken out for each admission type (validating or admit).",
+            "[ALPHA] Admission webhook fail open count, identified by name and broken out for each admission type (validating or admit)",
             m.fail_open.clone(),
         );
         m
@@ -160,6 +179,26 @@ impl AdmissionMetrics {
             rejected: yes(rejected),
         };
         self.step
+            .get_or_create(&labels)
+            .observe(elapsed.as_secs_f64());
+    }
+
+    /// One plugin's phase (`admit` or `validate`) took `elapsed`.
+    pub fn observe_controller(
+        &self,
+        plugin: &'static str,
+        step: &'static str,
+        operation: &'static str,
+        rejected: bool,
+        elapsed: Duration,
+    ) {
+        let labels = ControllerLabels {
+            name: plugin,
+            operation,
+            rejected: yes(rejected),
+            r#type: step,
+        };
+        self.controller
             .get_or_create(&labels)
             .observe(elapsed.as_secs_f64());
     }

@@ -71,6 +71,15 @@ impl Plugin {
         }
     }
 
+    /// Whether the plugin is a mutating one (kube's `MutationInterface`); the others have
+    /// a validating phase only (`ValidationInterface`).
+    fn mutates(&self) -> bool {
+        match self {
+            Plugin::NamespaceLifecycle(_) | Plugin::MutatingWebhook(_) => true,
+            Plugin::ValidatingWebhook(_) => false,
+        }
+    }
+
     /// The mutating phase (kube's `MutationInterface.Admit`): `object` is the object to
     /// be written (absent on delete), which the plugin may change; whether it did.
     async fn admit(
@@ -132,11 +141,18 @@ impl Chain {
         attributes: &Attributes<'_>,
         mut object: Option<&mut Value>,
     ) -> Result<bool, ApiError> {
+        let operation = attributes.operation.as_str();
         let started = Instant::now();
         let mut changed = false;
         let mut result = Ok(());
-        for plugin in &self.plugins {
-            match plugin.admit(attributes, object.as_deref_mut()).await {
+        for plugin in self.plugins.iter().filter(|p| p.mutates()) {
+            let plugin_started = Instant::now();
+            let admitted = plugin.admit(attributes, object.as_deref_mut()).await;
+            let (name, elapsed) = (plugin.name(), plugin_started.elapsed());
+            let rejected = admitted.is_err();
+            self.metrics
+                .observe_controller(name, "admit", operation, rejected, elapsed);
+            match admitted {
                 Ok(c) => changed |= c,
                 Err(e) => {
                     result = Err(e);
@@ -144,7 +160,6 @@ impl Chain {
                 }
             }
         }
-        let operation = attributes.operation.as_str();
         let elapsed = started.elapsed();
         self.metrics
             .observe_step("admit", operation, result.is_err(), elapsed);
@@ -157,15 +172,20 @@ impl Chain {
         attributes: &Attributes<'_>,
         object: Option<&Value>,
     ) -> Result<(), ApiError> {
+        let operation = attributes.operation.as_str();
         let started = Instant::now();
         let mut result = Ok(());
-        for plugin in &self.plugins {
+        for plugin in self.plugins.iter().filter(|p| !p.mutates()) {
+            let plugin_started = Instant::now();
             result = plugin.validate(attributes, object).await;
-            if result.is_err() {
+            let (name, elapsed) = (plugin.name(), plugin_started.elapsed());
+            let rejected = result.is_err();
+            self.metrics
+                .observe_controller(name, "validate", operation, rejected, elapsed);
+            if rejected {
                 break;
             }
         }
-        let operation = attributes.operation.as_str();
         let elapsed = started.elapsed();
         self.metrics
             .observe_step("validate", operation, result.is_err(), elapsed);
