@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::call::{CallFailure, Sent, call};
 use super::dispatch::{RequestFacts, Webhooks, unversioned, versioned};
@@ -70,6 +70,24 @@ pub async fn admit(
         }
     }
     Ok(reinvocations.changed)
+}
+
+/// kube's `MutationAuditAnnotation`, its fields in Go's order.
+#[derive(serde::Serialize)]
+struct MutationAnnotation<'a> {
+    configuration: &'a str,
+    webhook: &'a str,
+    mutated: bool,
+}
+
+/// kube's `PatchAuditAnnotation`, its fields in Go's order.
+#[derive(serde::Serialize)]
+struct PatchAnnotation<'a> {
+    configuration: &'a str,
+    webhook: &'a str,
+    patch: Value,
+    #[serde(rename = "patchType")]
+    patch_type: &'static str,
 }
 
 /// Where a call sits: its round (0, or 1 when reinvoked) and its hook's index.
@@ -173,19 +191,28 @@ impl Round<'_> {
 
     /// kube's `mutation.webhook.admission.k8s.io/round_<r>_index_<i>` annotation.
     fn annotate_mutation(&self, hook: &Hook, at: At, mutated: bool) {
-        let value =
-            json!({"configuration": hook.configuration, "webhook": hook.name, "mutated": mutated});
+        let value = MutationAnnotation {
+            configuration: &hook.configuration,
+            webhook: &hook.name,
+            mutated,
+        };
         let key = at.key("mutation.webhook.admission.k8s.io");
-        self.attributes.recorder.annotate(key, value.to_string());
+        let value = serde_json::to_string(&value).unwrap_or_default();
+        self.attributes.recorder.annotate(key, value);
     }
 
     /// kube's `patch.webhook.admission.k8s.io/round_<r>_index_<i>` annotation.
     fn annotate_patch(&self, invocation: &Invocation, at: At, ops: Value) {
         let hook = &invocation.hook;
-        let value = json!({"configuration": hook.configuration, "webhook": hook.name,
-            "patch": ops, "patchType": "JSONPatch"});
+        let value = PatchAnnotation {
+            configuration: &hook.configuration,
+            webhook: &hook.name,
+            patch: ops,
+            patch_type: "JSONPatch",
+        };
         let key = at.key("patch.webhook.admission.k8s.io");
-        self.attributes.recorder.annotate(key, value.to_string());
+        let value = serde_json::to_string(&value).unwrap_or_default();
+        self.attributes.recorder.annotate(key, value);
     }
 
     fn call_labels<'h>(&self, hook: &'h Hook) -> WebhookCall<'h> {
@@ -294,3 +321,6 @@ impl Webhooks {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
