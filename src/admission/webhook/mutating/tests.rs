@@ -1,5 +1,3 @@
-use std::sync::Arc;
-
 use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
 use serde_json::json;
 
@@ -55,7 +53,8 @@ fn patched_answers_as_kubes_dispatcher() {
         "metadata": {"name": "a"}, "spec": {"replicas": 1}});
     let o = Some(&object);
     let add = r#"[{"op":"add","path":"/spec/owner","value":"me"}]"#;
-    let cases: [(&str, Option<&str>, &str, Option<&Value>, &str); 9] = [
+    type Case<'a> = (&'a str, Option<&'a str>, &'a str, Option<&'a Value>, &'a str);
+    let cases: [Case; 9] = [
         ("no patch", None, "", o, "nothing"),
         ("empty patch", Some("[]"), "JSONPatch", o, "nothing"),
         (
