@@ -352,7 +352,8 @@ def selectors():
         req('POST', RG, region('rg1')),
     ]
     yield 'bad_namespace_selector', [validating('validate', hook(
-        VALIDATE, '/validate', namespace_selector={'matchExpressions': [
+        VALIDATE, '/validate', rules=[rule(resources=('crontabs', 'regions'))],
+        namespace_selector={'matchExpressions': [
             {'key': 'env', 'operator': 'Bogus', 'values': ['x']}]}))], [
         post(crontab('bn1')),
         req('POST', RG, region('rg1')),
