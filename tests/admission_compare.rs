@@ -24,6 +24,8 @@ mod masking;
 mod metrics;
 #[path = "admission_compare/stub_webhook.rs"]
 mod stub_webhook;
+#[path = "common/webhook_host.rs"]
+mod webhook_host;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -33,6 +35,7 @@ use fake_kube::FakeKube;
 use masking::{cut, json_diff, mask_metadata, replace_in_strings, sorted_reviews};
 use serde_json::{Value, json};
 use stub_webhook::StubWebhook;
+use webhook_host::{Answer, start_server};
 
 /// Every recorded answer came within this (the slow webhook's timeout is 1 s, the
 /// reference waits 10 s at most for its informers).
@@ -92,13 +95,6 @@ fn host(scenario: &Value, webhook: &StubWebhook) -> FakeKube {
     fake
 }
 
-/// One answer as it came over the wire.
-struct Answer {
-    code: u16,
-    warnings: Vec<String>,
-    body: Value,
-}
-
 async fn send(server: &Server, step: &Value) -> Result<Answer, String> {
     let method = http::Method::from_bytes(step["method"].as_str().unwrap().as_bytes()).unwrap();
     let path = step["path"].as_str().unwrap();
@@ -115,18 +111,7 @@ async fn send(server: &Server, step: &Value) -> Result<Answer, String> {
     }
     let answer = async {
         let resp = req.send().await.map_err(|e| e.to_string())?;
-        let code = resp.status().as_u16();
-        let warnings = resp.headers().get_all("warning").iter();
-        let warnings = warnings
-            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
-            .collect();
-        let text = resp.text().await.map_err(|e| e.to_string())?;
-        let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
-        Ok(Answer {
-            code,
-            warnings,
-            body,
-        })
+        webhook_host::answer(resp).await
     };
     match tokio::time::timeout(ANSWER_WITHIN, answer).await {
         Ok(answer) => answer,
@@ -245,9 +230,7 @@ async fn replay(scenario: &str) -> Vec<String> {
     let scenarios = scenarios();
     let webhook = StubWebhook::start();
     let fake = host(&scenarios[scenario], &webhook);
-    let kubeconfig = fake.kubeconfig().display().to_string();
-    let crds = fixture("crontabs.yaml").display().to_string();
-    let server = Server::start_with(&["--kubeconfig", &kubeconfig, "--crd-dir", &crds]);
+    let server = start_server(&fake, &[]);
     let at = Addresses {
         webhook: &webhook.base,
         closed: &webhook.closed,

@@ -86,6 +86,9 @@ pub struct Review {
     pub version: String,
     /// The HTTP version it came over (`HTTP/2.0`, `HTTP/1.1`).
     pub http: http::Version,
+    /// The authority called (HTTP/2 `:authority`, else the `Host` header), e.g.
+    /// `hook.webhooks.svc:8443` for a service.
+    pub authority: Option<String>,
     /// The `Authorization` header, if any.
     pub authorization: Option<String>,
     /// The CN of the client certificate of its connection, if one was presented.

@@ -101,6 +101,10 @@ async fn handle(
     let path = req.uri().path().to_string();
     let query = req.uri().query().unwrap_or_default().to_string();
     let http = req.version();
+    let authority = req.uri().authority().map(|a| a.to_string()).or_else(|| {
+        let host = req.headers().get(http::header::HOST)?;
+        host.to_str().ok().map(str::to_string)
+    });
     let authorization = req
         .headers()
         .get(http::header::AUTHORIZATION)
@@ -122,6 +126,7 @@ async fn handle(
         query,
         version,
         http,
+        authority,
         authorization,
         client_cn,
         body: body.clone(),
