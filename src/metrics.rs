@@ -174,12 +174,12 @@ impl Metrics {
         let mut registry = Registry::default();
         registry.register(
             "apiserver_terminated_watchers",
-            "Counter of watchers closed due to unresponsiveness broken by resource type.",
+            "Counter of watchers closed due to unresponsiveness broken by resource type",
             terminated_watchers.clone(),
         );
         registry.register(
             "apiserver_longrunning_requests",
-            "Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.",
+            "Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way",
             longrunning.clone(),
         );
         registry.register(
