@@ -4,6 +4,8 @@
 //! object stored (read back) and the AdmissionReviews the webhook received:
 //! - `configurations`: changes followed without restart, writes waiting for the first list
 //!   then refused with kube's "not yet ready" 403, dev mode's one start-up line;
+//! - `defaulting`: the mutated object defaulted after each patch, unknown fields pruned
+//!   once the mutating phase is over;
 //! - `flags`: `--admission-webhook-service-address` and `--admission-control-config-file`;
 //! - `parallel`: validating webhooks called at once, the first denial answered;
 //! - `warnings`: `Warning` headers (refusals and dry runs too, duplicates once) and
@@ -23,6 +25,8 @@ mod webhook_host;
 
 #[path = "admission_webhooks/configurations.rs"]
 mod configurations;
+#[path = "admission_webhooks/defaulting.rs"]
+mod defaulting;
 #[path = "admission_webhooks/flags.rs"]
 mod flags;
 #[path = "admission_webhooks/metrics.rs"]

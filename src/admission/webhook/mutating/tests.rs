@@ -53,7 +53,13 @@ fn patched_answers_as_kubes_dispatcher() {
         "metadata": {"name": "a"}, "spec": {"replicas": 1}});
     let o = Some(&object);
     let add = r#"[{"op":"add","path":"/spec/owner","value":"me"}]"#;
-    type Case<'a> = (&'a str, Option<&'a str>, &'a str, Option<&'a Value>, &'a str);
+    type Case<'a> = (
+        &'a str,
+        Option<&'a str>,
+        &'a str,
+        Option<&'a Value>,
+        &'a str,
+    );
     let cases: [Case; 9] = [
         ("no patch", None, "", o, "nothing"),
         ("empty patch", Some("[]"), "JSONPatch", o, "nothing"),
