@@ -13,8 +13,9 @@ use base64::Engine;
 use serde_json::{Value, json};
 
 use crate::common::Server;
-use crate::fake_kube::FakeKube;
+use crate::fake_kube::{FakeKube, client_pair, front_proxy_data};
 use crate::webhook::Webhook;
+use crd_apiserver::server::pki;
 
 /// The default namespace's CronTabs (tests/fixtures/admission/crontabs.yaml: status and
 /// scale subresources, `spec.owner` declared, v1 and v2 served).
@@ -41,6 +42,45 @@ impl Host {
         for configuration in configurations(&hook) {
             fake.put_webhook_configuration(configuration);
         }
+        Host::serve(hook, fake, extra)
+    }
+
+    /// As [`Host::start`], the server also authenticating and authorizing through the fake
+    /// (`--authentication-kubeconfig`, `--authorization-kubeconfig`): the fake announces
+    /// a front proxy CA, [`Host::proxied`] sends as any user, and every non-admin request
+    /// and authorizer check is a SubjectAccessReview under the fake's policy.
+    pub fn start_delegated(configurations: impl FnOnce(&Webhook) -> Vec<Value>) -> (Host, Proxy) {
+        let hook = Webhook::start(&[]);
+        let fake = FakeKube::start();
+        for configuration in configurations(&hook) {
+            fake.put_webhook_configuration(configuration);
+        }
+        let ca = pki::new_authority("front-proxy-ca").unwrap();
+        fake.set_configmap(Some(front_proxy_data(
+            &ca.pem.cert,
+            &["front-proxy-client"],
+        )));
+        let kubeconfig = fake.kubeconfig().display().to_string();
+        let flags = [
+            "--authentication-kubeconfig",
+            &kubeconfig,
+            "--authorization-kubeconfig",
+            &kubeconfig,
+        ];
+        let host = Host::serve(hook, fake, &flags);
+        let certs = tempfile::tempdir().unwrap();
+        let (cert, key) = client_pair(certs.path(), &ca, "proxy", "front-proxy-client", &[]);
+        let client = crate::common::client_with(&host.server.pki, Some((&cert, &key)));
+        (
+            host,
+            Proxy {
+                client,
+                _certs: certs,
+            },
+        )
+    }
+
+    fn serve(hook: Webhook, fake: FakeKube, extra: &[&str]) -> Host {
         let kubeconfig = fake.kubeconfig().display().to_string();
         let crds = crate::common::repo_root()
             .join("tests/fixtures/admission/crontabs.yaml")
@@ -54,7 +94,8 @@ impl Host {
 
     /// Sends `method path` with `body` (JSON) as the dev admin.
     pub async fn send(&self, method: http::Method, path: &str, body: Option<&Value>) -> Answer {
-        self.send_typed(method, path, body, "application/json").await
+        self.send_typed(method, path, body, "application/json")
+            .await
     }
 
     /// As [`Host::send`] with the body's content type.
@@ -65,10 +106,7 @@ impl Host {
         body: Option<&Value>,
         content_type: &str,
     ) -> Answer {
-        let mut req = self
-            .server
-            .client()
-            .request(method, self.server.url(path));
+        let mut req = self.server.client().request(method, self.server.url(path));
         if let Some(body) = body {
             req = req
                 .header("content-type", content_type)
@@ -99,6 +137,40 @@ impl Host {
         let created = self.create(&crontab(name, &[])).await;
         assert_eq!(created.code, 201, "the next create: {}", created.body);
         assert!(self.stored(name).await.is_some(), "{name} stored");
+    }
+}
+
+/// The front proxy of a [`Host::start_delegated`] server.
+pub struct Proxy {
+    client: reqwest::Client,
+    _certs: tempfile::TempDir,
+}
+
+impl Proxy {
+    /// POSTs `object` to the default namespace's CronTabs as `user` (group `devs`).
+    pub async fn create_as(&self, host: &Host, user: &str, object: &Value) -> Answer {
+        self.send_as(host, user, http::Method::POST, CRONTABS, Some(object))
+            .await
+    }
+
+    /// Sends `method path` with `body` (JSON) as `user` (group `devs`).
+    pub async fn send_as(
+        &self,
+        host: &Host,
+        user: &str,
+        method: http::Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Answer {
+        let mut req = self
+            .client
+            .request(method, host.server.url(path))
+            .header("X-Remote-User", user)
+            .header("X-Remote-Group", "devs");
+        if let Some(body) = body {
+            req = req.json(body);
+        }
+        answer(req.send().await.expect("an answer")).await
     }
 }
 
@@ -135,15 +207,19 @@ pub async fn answer(resp: reqwest::Response) -> Answer {
     }
 }
 
-/// A CronTab of the default namespace with these labels.
+/// A CronTab of the default namespace with these labels (none: no `labels` member).
 pub fn crontab(name: &str, labels: &[(&str, &str)]) -> Value {
     let labels: serde_json::Map<String, Value> = labels
         .iter()
         .map(|(k, v)| (k.to_string(), json!(v)))
         .collect();
-    json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab",
-        "metadata": {"name": name, "namespace": "default", "labels": labels},
-        "spec": {"cronSpec": "* * * * */5", "image": "img", "replicas": 1}})
+    let mut object = json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"cronSpec": "* * * * */5", "image": "img", "replicas": 1}});
+    if !labels.is_empty() {
+        object["metadata"]["labels"] = Value::Object(labels);
+    }
+    object
 }
 
 /// kube's `failurePolicy`.
