@@ -198,7 +198,10 @@ async fn validating_unreadable_answer_fail_500_ignore_stored() {
 
 /// Patches that decode but cannot be applied to the object or decoded after: kube's
 /// `NewInternalError` (not a failed call), so a 500 whatever the failurePolicy.
-fn unappliable() -> Vec<(&'static str, Value, fn(&str) -> bool)> {
+/// A case's name, the webhook's patch, and whether the cause's text is kube's.
+type Unappliable = (&'static str, Value, fn(&str) -> bool);
+
+fn unappliable() -> Vec<Unappliable> {
     let many: Vec<Value> = (0..10_001)
         .map(|_| json!({"op": "test", "path": "/kind", "value": "CronTab"}))
         .collect();
