@@ -6,6 +6,7 @@ pub mod jsonpatch;
 mod members;
 mod patched;
 pub mod patchops;
+mod patchtext;
 mod quote;
 mod scan;
 #[cfg(test)]

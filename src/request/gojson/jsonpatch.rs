@@ -9,13 +9,13 @@ use serde_json::Value;
 
 use crate::error::ApiError;
 use crate::request::body::{MAX_NESTING, check_nesting, check_nesting_at};
-use crate::request::gojson::patchops;
+use crate::request::gojson::{patchops, patchtext};
 
 /// Why a patch did not apply.
 #[derive(Debug)]
 pub enum PatchFailure {
-    /// An operation failed (the patch library's text, which kube's patch handler does
-    /// not show).
+    /// An operation failed (evanphx/json-patch's text, which kube's patch handler does
+    /// not show and its webhook dispatcher does).
     Operation(String),
     /// One of kube's limits, or the deadline, with kube's answer.
     Refused(ApiError),
@@ -83,8 +83,9 @@ fn apply_json_patch(
             .and_then(|()| check_copy(&doc, op, &mut copied))
             .map_err(PatchFailure::Refused)
             .and_then(|()| {
-                json_patch::patch_unsafe(&mut doc, std::slice::from_ref(op))
-                    .map_err(|e| PatchFailure::Operation(e.to_string()))
+                json_patch::patch_unsafe(&mut doc, std::slice::from_ref(op)).map_err(|e| {
+                    PatchFailure::Operation(patchtext::failure(&doc, op, e.to_string()))
+                })
             });
         if let Err(e) = applied {
             dispose(doc);
