@@ -26,6 +26,8 @@ mod common;
 mod fake_kube;
 #[path = "common/webhook.rs"]
 mod webhook;
+#[path = "common/webhook_host.rs"]
+mod webhook_host;
 
 #[path = "admission_bad_input/answers.rs"]
 mod answers;

@@ -4,9 +4,10 @@
 //! builders in kube's wire format, requests answered as {code, warnings, body}, and the
 //! stored object read back.
 //!
-//! Use with `mod common;`, `#[path = "common/fake_kube.rs"] mod fake_kube;`,
-//! `#[path = "common/webhook.rs"] mod webhook;` and
-//! `#[path = "common/admission_host.rs"] mod admission_host;`.
+//! Builds on tests/common/webhook_host.rs (answers, configurations, CRONTABS). Use with
+//! `mod common;`, `#[path = "common/fake_kube.rs"] mod fake_kube;`,
+//! `#[path = "common/webhook.rs"] mod webhook;`, `#[path = "common/webhook_host.rs"] mod
+//! webhook_host;` and `#[path = "common/admission_host.rs"] mod admission_host;`.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use base64::Engine;
@@ -17,9 +18,7 @@ use crate::fake_kube::{FakeKube, client_pair, front_proxy_data};
 use crate::webhook::Webhook;
 use crd_apiserver::server::pki;
 
-/// The default namespace's CronTabs (tests/fixtures/admission/crontabs.yaml: status and
-/// scale subresources, `spec.owner` declared, v1 and v2 served).
-pub const CRONTABS: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
+pub use crate::webhook_host::{Answer, CRONTABS, mutating, validating};
 
 /// The server, its fake cluster and the webhook the configurations call.
 pub struct Host {
@@ -174,37 +173,9 @@ impl Proxy {
     }
 }
 
-/// One answer as it came over the wire.
-#[derive(Debug)]
-pub struct Answer {
-    pub code: u16,
-    /// The `Warning` header values, in order.
-    pub warnings: Vec<String>,
-    /// The JSON body (a JSON string when it was no JSON).
-    pub body: Value,
-}
-
-impl Answer {
-    /// `(code, reason, message)` of a Status body.
-    pub fn status(&self) -> (u16, &str, &str) {
-        let text = |k: &str| self.body[k].as_str().unwrap_or_default();
-        (self.code, text("reason"), text("message"))
-    }
-}
-
+/// The answer as it came over the wire.
 pub async fn answer(resp: reqwest::Response) -> Answer {
-    let code = resp.status().as_u16();
-    let warnings = resp.headers().get_all("warning").iter();
-    let warnings = warnings
-        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
-        .collect();
-    let text = resp.text().await.expect("a body");
-    let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
-    Answer {
-        code,
-        warnings,
-        body,
-    }
+    crate::webhook_host::answer(resp).await.expect("a body")
 }
 
 /// A CronTab of the default namespace with these labels (none: no `labels` member).
@@ -260,18 +231,6 @@ pub fn hook(
 pub fn with(mut hook: Value, key: &str, value: Value) -> Value {
     hook[key] = value;
     hook
-}
-
-/// A MutatingWebhookConfiguration named `name` with these hooks.
-pub fn mutating(name: &str, hooks: Vec<Value>) -> Value {
-    json!({"kind": "MutatingWebhookConfiguration", "metadata": {"name": name},
-        "webhooks": hooks})
-}
-
-/// A ValidatingWebhookConfiguration named `name` with these hooks.
-pub fn validating(name: &str, hooks: Vec<Value>) -> Value {
-    json!({"kind": "ValidatingWebhookConfiguration", "metadata": {"name": name},
-        "webhooks": hooks})
 }
 
 /// An allowing answer carrying `ops` as a base64 JSONPatch of `patch_type`.

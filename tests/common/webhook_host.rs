@@ -86,6 +86,14 @@ pub struct Answer {
     pub body: Value,
 }
 
+impl Answer {
+    /// `(code, reason, message)` of a Status body.
+    pub fn status(&self) -> (u16, &str, &str) {
+        let text = |k: &str| self.body[k].as_str().unwrap_or_default();
+        (self.code, text("reason"), text("message"))
+    }
+}
+
 /// Reads `resp` into an [`Answer`].
 pub async fn answer(resp: reqwest::Response) -> Result<Answer, String> {
     let code = resp.status().as_u16();
