@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use crate::cpu::Cpu;
 use crate::rounds::rounds;
 use crate::test_webhook::Webhook;
-use crate::writes::{Compared, Sample, Write, measure};
+use crate::writes::{Compared, Sample, Write, measure, warm_up};
 use crate::{CT, common, fake_kube, kubectl_like};
 
 pub const CONCURRENCY: [usize; 2] = [1, 64];
@@ -86,6 +86,11 @@ pub async fn run() {
     let hooked = common::Server::start_with(&["--kubeconfig", &with_config]);
     let plain = common::Server::start_with(&["--kubeconfig", &without_config]);
     let servers = [(&hooked, true), (&plain, false)];
+    for (server, hooked) in servers {
+        let tag = format!("wh{}", u8::from(hooked));
+        warm_up(&kubectl_like(server), &server.url(CT), &tag).await;
+    }
+    hook.take_reviews();
     let mut seen = Seen::default();
     let mut cells = Vec::new();
     for concurrency in CONCURRENCY {

@@ -8,7 +8,7 @@
 
 use crate::cpu::Cpu;
 use crate::rounds::rounds;
-use crate::writes::{Compared, Write, measure};
+use crate::writes::{Compared, Write, measure, warm_up};
 use crate::{CT, common, fake_kube, kubectl_like};
 
 const CONCURRENCY: [usize; 2] = [1, 64];
@@ -31,6 +31,10 @@ pub async fn run() {
         let current = common::Server::start_with(flags);
         let baseline = common::Server::start_binary(&binary, flags);
         let servers = [(&current, "cur"), (&baseline, "base")];
+        for (server, which) in servers {
+            let tag = format!("{which}-{}", mode.len());
+            warm_up(&kubectl_like(server), &server.url(CT), &tag).await;
+        }
         for concurrency in CONCURRENCY {
             for write in [Write::Create, Write::Update] {
                 let label = format!("{mode}, {write:?}, concurrency {concurrency}");

@@ -14,7 +14,7 @@ use crate::reference::define_crontab;
 use crate::rounds::rounds;
 use crate::test_webhook::Webhook;
 use crate::webhook::{CONCURRENCY, Seen, configuration};
-use crate::writes::{Compared, Sample, Write, measure};
+use crate::writes::{Compared, Sample, Write, measure, warm_up};
 use crate::{CT, common, h2_client};
 
 /// The peers' scripts and directories.
@@ -109,6 +109,8 @@ pub async fn run() {
             let client = h2_client(&started.pki);
             define_crontab(&client, &started.url).await;
             let url = format!("{}{CT}", started.url);
+            warm_up(&client, &url, &format!("ref{}-r{round}", u8::from(hooked))).await;
+            hook.take_reviews();
             let cpu = Cpu::of(started.pid);
             for (concurrency, cell) in CONCURRENCY.into_iter().zip(&mut cells) {
                 let tag = format!("ref{}-c{concurrency}-r{round}", u8::from(hooked));

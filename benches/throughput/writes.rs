@@ -63,6 +63,18 @@ pub async fn measure(
     }
 }
 
+/// Creates a few objects unmeasured: a server's first writes after start (or after a
+/// definition is created) wait for what it starts lazily (kube's first create of a new
+/// resource took seconds).
+pub async fn warm_up(client: &reqwest::Client, url: &str, tag: &str) {
+    for i in 0..8 {
+        let name = format!("{tag}-warm-{i}");
+        let r = client.post(url).json(&object(&name)).send().await.unwrap();
+        assert_eq!(r.status().as_u16(), 201, "create {name}");
+        let _ = r.bytes().await;
+    }
+}
+
 /// One object per worker with the resourceVersion of its last write.
 struct Targets {
     client: reqwest::Client,
