@@ -84,9 +84,20 @@ impl Peers {
             pid: pid.trim().parse().unwrap(),
         }
     }
+}
 
-    fn stop(&self) {
-        self.script("stop", None);
+/// Stops the peers when dropped, also when a cell panics (its status is not checked:
+/// this may run while unwinding).
+struct Running<'a>(&'a Peers);
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        let _ = Command::new("bash")
+            .arg(&self.0.script)
+            .arg("stop")
+            .env("PEERS_ROOT", &self.0.root)
+            .env("PEERS_RUN", &self.0.run)
+            .output();
     }
 }
 
@@ -106,6 +117,7 @@ pub async fn run() {
     for round in 0..rounds() {
         for hooked in [true, false] {
             let started = peers.start(hooked.then_some(&objects));
+            let running = Running(&peers);
             let client = h2_client(&started.pki);
             define_crontab(&client, &started.url).await;
             let url = format!("{}{CT}", started.url);
@@ -130,7 +142,7 @@ pub async fn run() {
                     }
                 }
             }
-            peers.stop();
+            drop(running);
         }
     }
     println!(
