@@ -21,7 +21,9 @@
 //! e.g. `BENCH_SECONDS=2 BENCH_ONLY=list cargo bench --bench throughput`; `reference`
 //! (only when picked) runs the crud cells and the goals' rounds against kube's own CRD
 //! server, started beforehand (`reference.rs`); `baseline` (only when picked) runs the
-//! create and GET cells against an earlier build, `BENCH_BASELINE_BIN` (`baseline.rs`). Creates, GETs and the stored
+//! create and GET cells against an earlier build, `BENCH_BASELINE_BIN` (`baseline.rs`);
+//! `webhook-idle`, `webhook` and `webhook-reference` (only when picked) measure webhook
+//! admission (`webhook*.rs`). Creates, GETs and the stored
 //! collection's creates go over h2, as kubectl's do; `BENCH_HTTP1=1` makes them HTTP/1.1.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a harness fails loudly
@@ -36,6 +38,8 @@ mod cpu;
 mod crud;
 #[path = "../tests/common/etcd.rs"]
 mod etcd;
+#[path = "../tests/common/fake_kube.rs"]
+mod fake_kube;
 #[path = "throughput/fields.rs"]
 mod fields;
 #[path = "throughput/list.rs"]
@@ -54,10 +58,20 @@ mod rounds;
 mod startup;
 #[path = "throughput/stored.rs"]
 mod stored;
+#[path = "../tests/common/webhook.rs"]
+mod test_webhook;
 #[path = "throughput/watch.rs"]
 mod watch;
 #[path = "throughput/watchers.rs"]
 mod watchers;
+#[path = "throughput/webhook.rs"]
+mod webhook;
+#[path = "throughput/webhook_idle.rs"]
+mod webhook_idle;
+#[path = "throughput/webhook_reference.rs"]
+mod webhook_reference;
+#[path = "throughput/writes.rs"]
+mod writes;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -91,10 +105,15 @@ pub struct Sections {
     pub reference: bool,
     /// An earlier build of this server, only when picked (`BENCH_BASELINE_BIN`).
     pub baseline: bool,
+    /// Webhook admission (issue 30), each only when picked: no configuration against
+    /// `BENCH_BASELINE_BIN`, one allowing webhook, and the same on kube's server.
+    pub webhook_idle: bool,
+    pub webhook: bool,
+    pub webhook_reference: bool,
 }
 
 impl Sections {
-    const NAMES: [&str; 8] = [
+    const NAMES: [&str; 11] = [
         "crud",
         "fields",
         "list",
@@ -103,6 +122,9 @@ impl Sections {
         "watch",
         "reference",
         "baseline",
+        "webhook-idle",
+        "webhook",
+        "webhook-reference",
     ];
 
     fn from_env() -> Sections {
@@ -129,6 +151,9 @@ impl Sections {
             watch: on("watch"),
             reference: picked.contains(&"reference"),
             baseline: picked.contains(&"baseline"),
+            webhook_idle: picked.contains(&"webhook-idle"),
+            webhook: picked.contains(&"webhook"),
+            webhook_reference: picked.contains(&"webhook-reference"),
         }
     }
 }
@@ -239,6 +264,15 @@ fn main() {
     runtime.block_on(async {
         if sections.baseline {
             baseline::run().await;
+        }
+        if sections.webhook_idle {
+            webhook_idle::run().await;
+        }
+        if sections.webhook {
+            webhook::run().await;
+        }
+        if sections.webhook_reference {
+            webhook_reference::run().await;
         }
         if sections.reference {
             let (rows, goals) = reference::run().await;

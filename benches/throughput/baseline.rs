@@ -51,7 +51,7 @@ fn median(values: &[f64]) -> f64 {
     sorted[sorted.len() / 2]
 }
 
-fn baseline_binary() -> PathBuf {
+pub fn baseline_binary() -> PathBuf {
     let path = std::env::var("BENCH_BASELINE_BIN").unwrap_or_else(|_| {
         panic!(
             "BENCH_ONLY=baseline needs BENCH_BASELINE_BIN, the server of an earlier build \

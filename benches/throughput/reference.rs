@@ -78,7 +78,7 @@ pub async fn run() -> (Vec<Row>, Vec<Goal>) {
 
 /// Creates the CronTab definition the server in dev mode serves (unless it exists), and
 /// waits until its collection answers.
-async fn define_crontab(client: &reqwest::Client, base: &str) {
+pub async fn define_crontab(client: &reqwest::Client, base: &str) {
     let crd =
         std::fs::read(common::repo_root().join("manifests/examples/crontab-crd.yaml")).unwrap();
     let created = client

@@ -211,6 +211,12 @@ impl Webhook {
         reviews.iter().filter(|r| r.path == path).cloned().collect()
     }
 
+    /// Every POST received since the last call, forgotten here (a benchmark's memory
+    /// stays bounded).
+    pub fn take_reviews(&self) -> Vec<Review> {
+        std::mem::take(&mut *self.shared.reviews.lock().unwrap())
+    }
+
     /// TCP connections accepted so far.
     pub fn connections(&self) -> usize {
         self.shared.connections.load(Ordering::SeqCst)
