@@ -24,6 +24,8 @@ mod masking;
 mod metrics;
 #[path = "admission_compare/stub_webhook.rs"]
 mod stub_webhook;
+#[path = "common/webhook.rs"]
+mod webhook;
 #[path = "common/webhook_host.rs"]
 mod webhook_host;
 

@@ -12,6 +12,8 @@ mod common;
 mod fake_kube;
 #[path = "admission_compare/stub_webhook.rs"]
 mod stub_webhook;
+#[path = "common/webhook.rs"]
+mod webhook;
 
 use common::Server;
 use fake_kube::FakeKube;

@@ -39,8 +39,12 @@ use webhook::dispatch::Webhooks;
 /// kube's `admission.NewForbidden`: `<resource>.<group> "<name>" is forbidden: <cause>`,
 /// naming the object as kube's admission errors name it.
 pub fn forbidden(attributes: &Attributes<'_>, object: Option<&Value>, cause: &str) -> ApiError {
+    forbidden_named(attributes, attributes.shown_name(object), cause)
+}
+
+/// kube's `apierrors.NewForbidden` for the request's resource and `name`.
+pub fn forbidden_named(attributes: &Attributes<'_>, name: &str, cause: &str) -> ApiError {
     let resource = crate::error::GroupResource::new(attributes.group, attributes.resource);
-    let name = attributes.shown_name(object);
     ApiError::Forbidden {
         message: format!(
             "{resource} {} is forbidden: {cause}",

@@ -1,30 +1,30 @@
 //! The reference's test webhook (`../shared/reference/stub/webhook.py`, whose answers
 //! `tests/fixtures/admission/compare.jsonl` recorded) behaviour for behaviour, so that the
-//! replay calls a webhook answering exactly as the recorded one did: HTTPS on 127.0.0.1:0
-//! with its own CA, the same paths (`/mutate`, `/mutate-bad`, `/mutate-unknown`,
-//! `/validate`, `/slow`, `/garbage`, `/wrong-uid`), and every review received kept as
-//! `{path, request}` like webhook.py's stdout lines.
+//! replay calls a webhook answering exactly as the recorded one did: the tests' HTTPS
+//! webhook (tests/common/webhook.rs) speaking HTTP/1.1 only as Python's http.server does,
+//! with webhook.py's paths (`/mutate`, `/mutate-bad`, `/mutate-unknown`, `/validate`,
+//! `/slow`, `/garbage`, `/wrong-uid`), every review received kept as `{path, request}`
+//! like webhook.py's stdout lines.
 
-use std::convert::Infallible;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use base64::Engine;
-use crd_apiserver::server::pki::{self, Leaf};
-use http::{Request, Response};
-use http_body_util::{BodyExt, Full};
-use hyper::body::Incoming;
-use hyper_util::rt::{TokioExecutor, TokioIo};
-use hyper_util::server::conn::auto::Builder;
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use crd_apiserver::server::pki;
 use serde_json::{Value, json};
-use tokio::sync::oneshot;
+
+use crate::webhook::{Behaviour, Webhook};
 
 /// How long `/slow` sleeps before allowing (webhook.py's 5 s).
 const SLOW: Duration = Duration::from_secs(5);
 
-type Received = Arc<Mutex<Vec<Value>>>;
+/// The paths whose answers depend on the review (the rest are fixed behaviours).
+const ANSWERED: [&str; 5] = [
+    "/mutate",
+    "/mutate-bad",
+    "/mutate-unknown",
+    "/validate",
+    "/wrong-uid",
+];
 
 /// A running stub webhook; stopped on drop.
 pub struct StubWebhook {
@@ -36,62 +36,52 @@ pub struct StubWebhook {
     pub other_ca_pem: String,
     /// `https://127.0.0.1:<port>` where nothing listens, what `$CLOSED` stands for.
     pub closed: String,
-    received: Received,
-    stop: Option<oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    hook: Webhook,
 }
 
 impl StubWebhook {
     pub fn start() -> StubWebhook {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let ca = pki::new_authority("stub-webhook-ca").unwrap();
-        let serving = ca
-            .issue(Leaf::Serving {
-                hosts: &["127.0.0.1", "localhost"],
-            })
-            .unwrap();
-        let chain = vec![CertificateDer::from_pem_slice(serving.cert.as_bytes()).unwrap()];
-        let key = PrivateKeyDer::from_pem_slice(serving.key.as_bytes()).unwrap();
-        let mut config = rustls::ServerConfig::builder()
-            .with_no_client_auth()
-            .with_single_cert(chain, key)
-            .unwrap();
         // webhook.py is Python's http.server: HTTP/1.1 only.
-        config.alpn_protocols = vec![b"http/1.1".to_vec()];
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.set_nonblocking(true).unwrap();
-        let base = format!("https://{}", listener.local_addr().unwrap());
+        let hook = Webhook::start_http1(&[]);
+        for path in ANSWERED {
+            hook.on(
+                path,
+                Behaviour::custom(move |request| answer(path, request)),
+            );
+        }
+        hook.on("/slow", Behaviour::Slow(SLOW));
+        hook.on(
+            "/garbage",
+            Behaviour::Garbage("this is not an AdmissionReview".into()),
+        );
         let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let closed = format!("https://{}", closed.local_addr().unwrap());
         let other_ca_pem = pki::new_authority("stub-webhook-other-ca")
             .unwrap()
             .pem
             .cert;
-        let received = Received::default();
-        let (stop, stopped) = oneshot::channel();
-        let kept = received.clone();
-        let thread = std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(1)
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(serve(listener, Arc::new(config), kept, stopped));
-        });
         StubWebhook {
-            base,
-            ca_pem: ca.pem.cert.clone(),
+            base: hook.url(""),
+            ca_pem: hook.ca_pem(),
             other_ca_pem,
             closed,
-            received,
-            stop: Some(stop),
-            thread: Some(thread),
+            hook,
         }
     }
 
     /// The reviews received since the last call, as `{path, request}`.
     pub fn take_reviews(&self) -> Vec<Value> {
-        std::mem::take(&mut *self.received.lock().unwrap())
+        let reviews = self.hook.take_reviews().into_iter();
+        reviews
+            .map(|r| {
+                let path = match r.query.is_empty() {
+                    true => r.path.clone(),
+                    false => format!("{}?{}", r.path, r.query),
+                };
+                let request = r.body.get("request").cloned().unwrap_or(json!({}));
+                json!({"path": path, "request": request})
+            })
+            .collect()
     }
 
     /// A configuration template (`$WEBHOOK`, `$CLOSED`, `$CA_BUNDLE`, `$OTHER_CA_BUNDLE`)
@@ -106,81 +96,6 @@ impl StubWebhook {
             .replace("$CA_BUNDLE", &base64(&self.ca_pem));
         serde_json::from_str(&text).unwrap()
     }
-}
-
-impl Drop for StubWebhook {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
-async fn serve(
-    listener: std::net::TcpListener,
-    config: Arc<rustls::ServerConfig>,
-    received: Received,
-    mut stopped: oneshot::Receiver<()>,
-) {
-    let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-    let acceptor = tokio_rustls::TlsAcceptor::from(config);
-    loop {
-        let tcp = tokio::select! {
-            accepted = listener.accept() => match accepted { Ok((tcp, _)) => tcp, Err(_) => continue },
-            _ = &mut stopped => return,
-        };
-        let (acceptor, received) = (acceptor.clone(), received.clone());
-        tokio::spawn(async move {
-            let Ok(tls) = acceptor.accept(tcp).await else {
-                return;
-            };
-            let service = hyper::service::service_fn(move |req| {
-                let received = received.clone();
-                async move { Ok::<_, Infallible>(handle(&received, req).await) }
-            });
-            let _ = Builder::new(TokioExecutor::new())
-                .serve_connection(TokioIo::new(tls), service)
-                .await;
-        });
-    }
-}
-
-async fn handle(received: &Received, req: Request<Incoming>) -> Response<Full<bytes::Bytes>> {
-    let full_path = req
-        .uri()
-        .path_and_query()
-        .map_or("/", |p| p.as_str())
-        .to_string();
-    let path = req.uri().path().to_string();
-    let bytes = req.into_body().collect().await.unwrap().to_bytes();
-    let review: Value = serde_json::from_slice(&bytes).unwrap_or(json!({}));
-    let request = review.get("request").cloned().unwrap_or(json!({}));
-    received
-        .lock()
-        .unwrap()
-        .push(json!({"path": full_path, "request": request}));
-    if path == "/slow" {
-        tokio::time::sleep(SLOW).await;
-    }
-    let body = match path.as_str() {
-        "/garbage" => b"this is not an AdmissionReview".to_vec(),
-        _ => {
-            let version = review["apiVersion"]
-                .as_str()
-                .unwrap_or("admission.k8s.io/v1");
-            json!({"apiVersion": version, "kind": "AdmissionReview", "response": answer(&path, &request)})
-                .to_string()
-                .into_bytes()
-        }
-    };
-    Response::builder()
-        .status(200)
-        .header("content-type", "application/json")
-        .body(Full::from(body))
-        .unwrap()
 }
 
 /// webhook.py's `response` for a review's `request` at `path`.

@@ -6,18 +6,15 @@
 //! watches.
 
 use std::collections::BTreeMap;
-use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 
 use axum::body::Body;
-use bytes::Bytes;
-use futures::StreamExt;
 use http::{Response, StatusCode};
 use serde_json::{Value, json};
 use tokio::sync::{broadcast, watch};
 
 use super::FakeKube;
-use super::wire::reply;
+use super::wire::{reply, since, watch_stream};
 
 const GROUP_VERSION: &str = "admissionregistration.k8s.io/v1";
 pub const MUTATING: &str = "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations";
@@ -214,26 +211,11 @@ fn watch_from(webhooks: &Webhooks, collection: &Collection, from: u64) -> Respon
     let (past, live) = {
         let mut state = collection.lock();
         state.watches += 1;
-        let past: Vec<(u64, String)> = state
-            .history
-            .iter()
-            .filter(|(rv, _)| *rv > from)
-            .cloned()
-            .collect();
-        (past, collection.events.subscribe())
+        (since(&state.history, from), collection.events.subscribe())
     };
     let mut drops = webhooks.drops.subscribe();
     let dropped = async move {
         let _ = drops.changed().await;
     };
-    let live = tokio_stream::wrappers::BroadcastStream::new(live)
-        .filter_map(move |e| async move { e.ok().filter(|(rv, _)| *rv > from) });
-    let events = futures::stream::iter(past)
-        .chain(live)
-        .take_until(dropped)
-        .map(|(_, line)| Ok::<_, Infallible>(Bytes::from(line)));
-    let mut resp = Response::new(Body::from_stream(events));
-    resp.headers_mut()
-        .insert("content-type", "application/json".parse().unwrap());
-    resp
+    watch_stream(past, live, from, dropped)
 }

@@ -170,18 +170,33 @@ fn watch(shared: &Arc<Shared>, req: &Request<Incoming>) -> Response<Body> {
         .unwrap_or(0);
     let (past, live) = {
         let state = shared.state.lock().unwrap();
-        let past: Vec<(u64, String)> = state
-            .history
-            .iter()
-            .filter(|(rv, _)| *rv > from)
-            .cloned()
-            .collect();
-        (past, shared.events.subscribe())
+        (since(&state.history, from), shared.events.subscribe())
     };
+    watch_stream(past, live, from, std::future::pending())
+}
+
+/// The watch events of `history` after revision `from`.
+pub fn since(history: &[(u64, String)], from: u64) -> Vec<(u64, String)> {
+    history
+        .iter()
+        .filter(|(rv, _)| *rv > from)
+        .cloned()
+        .collect()
+}
+
+/// A watch answer in the real wire format: the `past` event lines, then the `live` ones
+/// after revision `from`, until `dropped` completes (the fake ends every open watch).
+pub fn watch_stream(
+    past: Vec<(u64, String)>,
+    live: tokio::sync::broadcast::Receiver<(u64, String)>,
+    from: u64,
+    dropped: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Response<Body> {
     let live = tokio_stream::wrappers::BroadcastStream::new(live)
         .filter_map(move |e| async move { e.ok().filter(|(rv, _)| *rv > from) });
     let events = futures::stream::iter(past)
         .chain(live)
+        .take_until(dropped)
         .map(|(_, line)| Ok::<_, Infallible>(Bytes::from(line)));
     let mut resp = Response::new(Body::from_stream(events));
     resp.headers_mut()

@@ -123,27 +123,15 @@ fn request<'a>(
     let a = sent.attributes;
     Request {
         uid,
-        kind: Gvk {
-            group: &invocation.kind.group,
-            version: &invocation.kind.version,
-            kind: &invocation.kind.kind,
-        },
+        kind: called_kind(invocation),
         resource: Gvr {
             group: &invocation.resource.group,
             version: &invocation.resource.version,
             resource: &invocation.resource.resource,
         },
         sub_resource: &invocation.subresource,
-        request_kind: Gvk {
-            group: a.kind.group,
-            version: a.kind.version,
-            kind: a.kind.kind,
-        },
-        request_resource: Gvr {
-            group: a.group,
-            version: a.version,
-            resource: a.resource,
-        },
+        request_kind: request_kind(a),
+        request_resource: request_resource(a),
         request_sub_resource: a.subresource,
         name: a.name,
         namespace: a.namespace,
@@ -153,6 +141,33 @@ fn request<'a>(
         old_object: sent.old_object,
         dry_run: a.dry_run,
         options,
+    }
+}
+
+/// The kind a hook is called with (under `matchPolicy: Equivalent`, another version's).
+pub fn called_kind(invocation: &Invocation) -> Gvk<'_> {
+    Gvk {
+        group: &invocation.kind.group,
+        version: &invocation.kind.version,
+        kind: &invocation.kind.kind,
+    }
+}
+
+/// The kind the request was made for.
+pub fn request_kind<'a>(a: &Attributes<'a>) -> Gvk<'a> {
+    Gvk {
+        group: a.kind.group,
+        version: a.kind.version,
+        kind: a.kind.kind,
+    }
+}
+
+/// The resource the request was made for.
+pub fn request_resource<'a>(a: &Attributes<'a>) -> Gvr<'a> {
+    Gvr {
+        group: a.group,
+        version: a.version,
+        resource: a.resource,
     }
 }
 
@@ -257,6 +272,66 @@ mod tests {
         );
         assert_eq!(body["code"], 400, "a code under 400 becomes 400");
         assert_eq!(body["status"], "Failure");
+    }
+
+    #[test]
+    fn record_keeps_audit_annotations_under_the_webhook_and_warnings_in_order() {
+        use crate::admission::{Kind, Operation, Options, Recorder};
+        use crate::request::user::UserInfo;
+        use k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration;
+        let config: ValidatingWebhookConfiguration = serde_json::from_value(json!({
+            "metadata": {"name": "cfg"},
+            "webhooks": [{"name": "v.example.com", "clientConfig": {"url": "https://h"},
+                "sideEffects": "None", "admissionReviewVersions": ["v1"]}]}))
+        .unwrap();
+        let hook = crate::admission::webhook::hook::validating(&config).remove(0);
+        let (user, recorder) = (UserInfo::anonymous(), Recorder::default());
+        let kind = Kind {
+            group: "stable.example.com",
+            version: "v1",
+            kind: "CronTab",
+        };
+        let attributes = Attributes {
+            operation: Operation::Create,
+            namespace: "default",
+            name: "c1",
+            group: "stable.example.com",
+            resource: "crontabs",
+            version: "v1",
+            kind,
+            subresource: "",
+            dry_run: false,
+            user: &user,
+            options: Options::None,
+            old_object: None,
+            served: None,
+            recorder: &recorder,
+            deadline: None,
+        };
+        let response = Response {
+            allowed: false,
+            warnings: vec!["first".into(), "second".into()],
+            audit_annotations: [("seen".to_string(), "CREATE".to_string())].into(),
+            ..Response::default()
+        };
+        recorder.annotate("v.example.com/seen".into(), "earlier".into());
+        record(&hook, &response, &attributes);
+        assert_eq!(recorder.take_warnings(), ["first", "second"]);
+        assert_eq!(
+            recorder.annotations(),
+            [("v.example.com/seen".to_string(), "earlier".to_string())].into(),
+            "a key set once keeps its first value, as kube's AddAnnotation"
+        );
+        let fresh = Recorder::default();
+        let attributes = Attributes {
+            recorder: &fresh,
+            ..attributes
+        };
+        record(&hook, &response, &attributes);
+        assert_eq!(
+            fresh.annotations(),
+            [("v.example.com/seen".to_string(), "CREATE".to_string())].into()
+        );
     }
 
     #[test]

@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::conditions::{self, Authorizer as ConditionAuthorizer, ConditionInput};
+use super::call::{called_kind, request_kind, request_resource};
+use super::conditions::{Authorizer as ConditionAuthorizer, ConditionInput};
 use super::hook::{FailurePolicy, Hook, Hooks};
 use super::matching::NamespaceLabels;
 use super::matching::{self, Equivalent, Gvk, Gvr, Invocation, MatchError, MatchRequest};
@@ -18,7 +19,7 @@ use super::source::Source;
 use super::transport::Transport;
 use crate::admission::metrics::AdmissionMetrics;
 use crate::admission::namespace::{LabelsLookup, NamespaceLifecycle};
-use crate::admission::{Attributes, forbidden};
+use crate::admission::{Attributes, forbidden, forbidden_named};
 use crate::error::{ApiError, GroupResource};
 
 /// kube's `timeToWaitForReady`: how long a write waits for the configurations' first list.
@@ -83,21 +84,9 @@ impl Webhooks {
         let old = attributes.old_object.map(|o| versioned(o, invocation));
         let options = attributes.options.to_json();
         let input = ConditionInput {
-            kind: conditions::Gvk {
-                group: &invocation.kind.group,
-                version: &invocation.kind.version,
-                kind: &invocation.kind.kind,
-            },
-            request_kind: conditions::Gvk {
-                group: attributes.kind.group,
-                version: attributes.kind.version,
-                kind: attributes.kind.kind,
-            },
-            request_resource: conditions::Gvr {
-                group: attributes.group,
-                version: attributes.version,
-                resource: attributes.resource,
-            },
+            kind: called_kind(invocation),
+            request_kind: request_kind(attributes),
+            request_resource: request_resource(attributes),
             sub_resource: attributes.subresource,
             name: attributes.name,
             namespace: attributes.namespace,
@@ -117,25 +106,20 @@ impl Webhooks {
             tokio::runtime::RuntimeFlavor::MultiThread => tokio::task::block_in_place(evaluate),
             _ => evaluate(),
         };
-        match decided {
-            Ok(matched) => Ok(matched),
-            Err(e) => match hook.failure_policy {
-                FailurePolicy::Ignore => Ok(false),
-                FailurePolicy::Fail => {
-                    tracing::warn!(webhook = %hook.name, error = %e, "failed evaluating match conditions, failing closed");
-                    let resource = GroupResource::new(attributes.group, attributes.resource);
-                    let name = attributes.name;
-                    Err(ApiError::Forbidden {
-                        message: format!(
-                            "{resource} {} is forbidden: {e}",
-                            crate::gofmt::quote(name)
-                        ),
-                        resource: Some(resource),
-                        name: name.to_string(),
-                    })
-                }
-            },
+        let error = match decided {
+            Ok(matched) => return Ok(matched),
+            Err(e) => e,
+        };
+        if hook.failure_policy == FailurePolicy::Ignore {
+            return Ok(false);
         }
+        tracing::warn!(webhook = %hook.name, %error, "failed evaluating match conditions, failing closed");
+        // kube names the request's name here (empty for a create by generateName).
+        Err(forbidden_named(
+            attributes,
+            attributes.name,
+            &error.to_string(),
+        ))
     }
 }
 

@@ -51,17 +51,15 @@ pub struct Settings {
 /// A pooled client, the credentials it sends, and its warm-up.
 type Client = (Pooled, Credentials, Arc<Warmup>);
 
-#[derive(Clone, PartialEq, Eq, Hash)]
-struct Key {
-    authority: String,
-    ca_bundle: Option<Vec<u8>>,
-}
+/// The clients of one authority, told apart by the CA bundle they trust (a call looks its
+/// client up by the authority without copying or hashing the bundle).
+type ByCaBundle = Vec<(Option<Vec<u8>>, Client)>;
 
 /// The pooled client of one admission plugin.
 pub struct Transport {
     settings: Settings,
     overrides: Overrides,
-    clients: Mutex<HashMap<Key, Client>>,
+    clients: Mutex<HashMap<String, ByCaBundle>>,
 }
 
 impl Transport {
@@ -141,12 +139,10 @@ impl Transport {
     }
 
     fn client(&self, endpoint: &Endpoint, authority: &str) -> Result<Client, CallError> {
-        let key = Key {
-            authority: authority.to_string(),
-            ca_bundle: endpoint.ca_bundle().map(<[u8]>::to_vec),
-        };
+        let ca_bundle = endpoint.ca_bundle();
         let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(found) = clients.get(&key) {
+        let same = |(ca, _): &&(Option<Vec<u8>>, Client)| ca.as_deref() == ca_bundle;
+        if let Some((_, found)) = clients.get(authority).and_then(|c| c.iter().find(same)) {
             return Ok(found.clone());
         }
         let credentials = self
@@ -156,11 +152,12 @@ impl Transport {
             .map_err(CallError::Client)?;
         let client = connect::client(endpoint.ca_bundle(), &credentials, &self.overrides)
             .map_err(CallError::Client)?;
-        if clients.len() >= MAX_CLIENTS {
+        if clients.values().map(Vec::len).sum::<usize>() >= MAX_CLIENTS {
             clients.clear();
         }
         let entry = (client, credentials, Arc::new(Warmup::default()));
-        clients.insert(key, entry.clone());
+        let known = clients.entry(authority.to_string()).or_default();
+        known.push((ca_bundle.map(<[u8]>::to_vec), entry.clone()));
         Ok(entry)
     }
 }
