@@ -77,7 +77,7 @@ impl TokenAuthenticator {
     async fn review(&self, token: &str) -> Result<Option<UserInfo>, Rejection> {
         let request = TokenReview {
             spec: TokenReviewSpec {
-                token: Some(token.to_string()),
+                token: token.to_string(),
                 audiences: None,
             },
             ..Default::default()
