@@ -6,8 +6,10 @@
 //! - `POST` SubjectAccessReview (`authorization.k8s.io/v1`) answered by a scripted policy;
 //! - `GET` (list, get, watch) of namespaces that tests add, terminate, label and delete
 //!   (`fake_kube_namespaces.rs`);
-//! - `GET` (list, watch) of Mutating/ValidatingWebhookConfigurations that tests put and
-//!   delete (`fake_kube_webhooks.rs`);
+//! - `GET` (list, get, watch) of objects of any kind that tests put and delete
+//!   (`fake_kube_collections.rs`): Mutating/ValidatingWebhookConfigurations
+//!   (`fake_kube_webhooks.rs` names them), Validating/MutatingAdmissionPolicies and their
+//!   bindings, ConfigMaps and other param kinds, with the discovery documents listing them;
 //!
 //! and recording every review it gets. Clients must present the kubeconfig's bearer token
 //! ([`SERVICE_ACCOUNT_TOKEN`]), as the server's service account would.
@@ -16,6 +18,8 @@
 //! server fixture is [`delegated::Delegated`], the HTTP side is in `fake_kube_wire.rs`.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[path = "fake_kube_collections.rs"]
+pub mod collections;
 #[path = "delegated.rs"]
 pub mod delegated;
 #[path = "fake_kube_namespaces.rs"]
@@ -91,7 +95,7 @@ struct Shared {
     state: Mutex<State>,
     events: broadcast::Sender<(u64, String)>,
     namespaces: namespaces::Namespaces,
-    webhooks: webhooks::Webhooks,
+    collections: collections::Collections,
 }
 
 /// A running fake; stopped on drop.
@@ -131,7 +135,7 @@ impl FakeKube {
             }),
             events: broadcast::channel(64).0,
             namespaces: Default::default(),
-            webhooks: Default::default(),
+            collections: Default::default(),
         });
         let config = wire::tls_config(&serving);
         let (stop, stopped) = oneshot::channel();

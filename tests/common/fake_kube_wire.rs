@@ -1,7 +1,8 @@
 //! The fake kube-apiserver's HTTP side: TLS accept loop and the handlers for the
 //! ConfigMap (list, get, watch), TokenReview and SubjectAccessReview, in the real wire
 //! format (`metav1.Status` errors, `{"type","object"}` watch lines); namespaces are
-//! served by `fake_kube_namespaces.rs`, webhook configurations by `fake_kube_webhooks.rs`.
+//! served by `fake_kube_namespaces.rs`, every other collection (webhook configurations,
+//! admission policies, params) and discovery by `fake_kube_collections.rs`.
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
@@ -21,8 +22,8 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
+use super::collections;
 use super::namespaces::{self, NAMESPACES};
-use super::webhooks::{self, MUTATING, VALIDATING};
 use super::{CONFIGMAPS, NAME, SERVICE_ACCOUNT_TOKEN, Shared};
 
 pub fn tls_config(serving: &pki::Pem) -> Arc<rustls::ServerConfig> {
@@ -129,22 +130,29 @@ async fn handle(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<Body> 
             let query = req.uri().query().unwrap_or_default().to_string();
             namespaces::serve(shared, p, &query).await
         }
-        (Method::GET, p @ (MUTATING | VALIDATING)) => {
-            let query = req.uri().query().unwrap_or_default().to_string();
-            webhooks::serve(shared, p, &query).await
-        }
         (Method::POST, "/apis/authentication.k8s.io/v1/tokenreviews") => {
             token_review(shared, body_json(req).await)
         }
         (Method::POST, "/apis/authorization.k8s.io/v1/subjectaccessreviews") => {
             access_review(shared, body_json(req).await)
         }
-        _ => status(
-            404,
-            "NotFound",
-            "the server could not find the requested resource",
-        ),
+        (Method::GET, p) => {
+            let query = req.uri().query().unwrap_or_default().to_string();
+            match collections::serve(shared, p, &query).await {
+                Some(resp) => resp,
+                None => not_found(),
+            }
+        }
+        _ => not_found(),
     }
+}
+
+fn not_found() -> Response<Body> {
+    status(
+        404,
+        "NotFound",
+        "the server could not find the requested resource",
+    )
 }
 
 async fn body_json(req: Request<Incoming>) -> Value {
@@ -172,7 +180,7 @@ fn watch(shared: &Arc<Shared>, req: &Request<Incoming>) -> Response<Body> {
         let state = shared.state.lock().unwrap();
         (since(&state.history, from), shared.events.subscribe())
     };
-    watch_stream(past, live, from, std::future::pending())
+    watch_stream(past, live, from, |_| true, std::future::pending())
 }
 
 /// The watch events of `history` after revision `from`.
@@ -185,17 +193,21 @@ pub fn since(history: &[(u64, String)], from: u64) -> Vec<(u64, String)> {
 }
 
 /// A watch answer in the real wire format: the `past` event lines, then the `live` ones
-/// after revision `from`, until `dropped` completes (the fake ends every open watch).
+/// after revision `from`, those that `keep` (given the line) until `dropped` completes (the
+/// fake ends every open watch).
 pub fn watch_stream(
     past: Vec<(u64, String)>,
     live: tokio::sync::broadcast::Receiver<(u64, String)>,
     from: u64,
+    keep: impl Fn(&str) -> bool + Send + Sync + 'static,
     dropped: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Response<Body> {
     let live = tokio_stream::wrappers::BroadcastStream::new(live)
         .filter_map(move |e| async move { e.ok().filter(|(rv, _)| *rv > from) });
+    let keep = std::sync::Arc::new(keep);
     let events = futures::stream::iter(past)
         .chain(live)
+        .filter(move |(_, line)| std::future::ready(keep(line)))
         .take_until(dropped)
         .map(|(_, line)| Ok::<_, Infallible>(Bytes::from(line)));
     let mut resp = Response::new(Body::from_stream(events));
