@@ -23,7 +23,8 @@
 //! server, started beforehand (`reference.rs`); `baseline` (only when picked) runs the
 //! create and GET cells against an earlier build, `BENCH_BASELINE_BIN` (`baseline.rs`);
 //! `webhook-idle`, `webhook` and `webhook-reference` (only when picked) measure webhook
-//! admission (`webhook*.rs`). Creates, GETs and the stored
+//! admission (`webhook*.rs`); `policy` and `policy-reference` admission policies
+//! (`policy*.rs`). Creates, GETs and the stored
 //! collection's creates go over h2, as kubectl's do; `BENCH_HTTP1=1` makes them HTTP/1.1.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a harness fails loudly
@@ -46,6 +47,10 @@ mod fields;
 mod list;
 #[path = "throughput/meters.rs"]
 mod meters;
+#[path = "throughput/policy.rs"]
+mod policy;
+#[path = "throughput/policy_reference.rs"]
+mod policy_reference;
 #[path = "throughput/procfs.rs"]
 mod procfs;
 #[path = "throughput/reference.rs"]
@@ -110,10 +115,14 @@ pub struct Sections {
     pub webhook_idle: bool,
     pub webhook: bool,
     pub webhook_reference: bool,
+    /// Admission policies (issue 31), each only when picked: one ValidatingAdmissionPolicy
+    /// against none, on this build and on kube's server.
+    pub policy: bool,
+    pub policy_reference: bool,
 }
 
 impl Sections {
-    const NAMES: [&str; 11] = [
+    const NAMES: [&str; 13] = [
         "crud",
         "fields",
         "list",
@@ -125,6 +134,8 @@ impl Sections {
         "webhook-idle",
         "webhook",
         "webhook-reference",
+        "policy",
+        "policy-reference",
     ];
 
     fn from_env() -> Sections {
@@ -154,6 +165,8 @@ impl Sections {
             webhook_idle: picked.contains(&"webhook-idle"),
             webhook: picked.contains(&"webhook"),
             webhook_reference: picked.contains(&"webhook-reference"),
+            policy: picked.contains(&"policy"),
+            policy_reference: picked.contains(&"policy-reference"),
         }
     }
 }
@@ -273,6 +286,12 @@ fn main() {
         }
         if sections.webhook_reference {
             webhook_reference::run().await;
+        }
+        if sections.policy {
+            policy::run().await;
+        }
+        if sections.policy_reference {
+            policy_reference::run().await;
         }
         if sections.reference {
             let (rows, goals) = reference::run().await;

@@ -18,23 +18,23 @@ use crate::writes::{Compared, Sample, Write, measure, warm_up};
 use crate::{CT, common, h2_client};
 
 /// The peers' scripts and directories.
-struct Peers {
+pub struct Peers {
     script: PathBuf,
     root: PathBuf,
-    run: PathBuf,
+    pub run: PathBuf,
 }
 
 /// A started reference server.
-struct Started {
-    url: String,
-    pki: PathBuf,
-    pid: u32,
+pub struct Started {
+    pub url: String,
+    pub pki: PathBuf,
+    pub pid: u32,
 }
 
 impl Peers {
-    fn from_env() -> Peers {
+    pub fn from_env() -> Peers {
         let root = std::env::var("PEERS_ROOT").unwrap_or_else(|_| {
-            panic!("BENCH_ONLY=webhook-reference needs PEERS_ROOT (reference/setup-debian.sh)")
+            panic!("BENCH_ONLY=webhook-reference / policy-reference need PEERS_ROOT (reference/setup-debian.sh)")
         });
         let scripts = std::env::var("PEERS_SCRIPTS")
             .map(PathBuf::from)
@@ -68,7 +68,7 @@ impl Peers {
     }
 
     /// Starts etcd, the stub and the reference server, serving `objects` if given.
-    fn start(&self, objects: Option<&PathBuf>) -> Started {
+    pub fn start(&self, objects: Option<&PathBuf>) -> Started {
         self.script("start", objects);
         let env = std::fs::read_to_string(self.run.join("peers.env")).unwrap();
         let var = |name: &str| {
@@ -88,7 +88,7 @@ impl Peers {
 
 /// Stops the peers when dropped, also when a cell panics (its status is not checked:
 /// this may run while unwinding).
-struct Running<'a>(&'a Peers);
+pub struct Running<'a>(pub &'a Peers);
 
 impl Drop for Running<'_> {
     fn drop(&mut self) {

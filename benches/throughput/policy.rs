@@ -1,0 +1,91 @@
+//! One ValidatingAdmissionPolicy (`BENCH_ONLY=policy`, never by default; issue 31's
+//! performance goal): creates/s and the server's CPU µs per create with a policy of one
+//! variable and three validations that all hold, bound with `validationActions: [Deny]`,
+//! against no policy, at concurrency 1 and 64. Each server (this build, `--kubeconfig` to
+//! its own fake core API) differs only in whether its fake serves the policy and its
+//! binding. `measure` fails the run on any refused create, so every create measured was
+//! admitted.
+
+use serde_json::{Value, json};
+
+use crate::cpu::Cpu;
+use crate::rounds::rounds;
+use crate::writes::{Compared, Write, measure, warm_up};
+use crate::{CT, common, fake_kube, kubectl_like};
+
+pub const CONCURRENCY: [usize; 2] = [1, 64];
+
+/// The policy and its binding, with every field kube-apiserver's defaulting sets (the
+/// reference refuses a policy without them).
+pub fn policy_and_binding() -> [Value; 2] {
+    let policy = json!({"apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": "bench", "generation": 1},
+        "spec": {
+            "failurePolicy": "Fail",
+            "matchConstraints": {
+                "resourceRules": [{"operations": ["CREATE", "UPDATE"],
+                    "apiGroups": ["stable.example.com"], "apiVersions": ["v1"],
+                    "resources": ["crontabs"], "scope": "*"}],
+                "matchPolicy": "Equivalent", "namespaceSelector": {}, "objectSelector": {}},
+            "variables": [{"name": "spec", "expression": "object.spec"}],
+            "validations": [
+                {"expression": "variables.spec.cronSpec.size() > 0"},
+                {"expression": "variables.spec.image.size() <= 4096"},
+                {"expression": "!has(variables.spec.replicas) || variables.spec.replicas >= 0"}]}});
+    let binding = json!({"apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicyBinding",
+        "metadata": {"name": "bench", "generation": 1},
+        "spec": {"policyName": "bench", "validationActions": ["Deny"],
+            "matchResources": {"matchPolicy": "Equivalent", "namespaceSelector": {},
+                "objectSelector": {}}}});
+    [policy, binding]
+}
+
+/// Runs the comparison and prints its table.
+pub async fn run() {
+    let with = fake_kube::FakeKube::start();
+    with.add_namespace("default");
+    for object in policy_and_binding() {
+        with.put_object(object);
+    }
+    let without = fake_kube::FakeKube::start();
+    without.add_namespace("default");
+    let kubeconfig = |fake: &fake_kube::FakeKube| fake.kubeconfig().display().to_string();
+    let (with_config, without_config) = (kubeconfig(&with), kubeconfig(&without));
+    let guarded = common::Server::start_with(&["--kubeconfig", &with_config]);
+    let plain = common::Server::start_with(&["--kubeconfig", &without_config]);
+    let servers = [(&guarded, "pol1"), (&plain, "pol0")];
+    for (server, tag) in servers {
+        warm_up(&kubectl_like(server), &server.url(CT), tag).await;
+    }
+    let mut cells = Vec::new();
+    for concurrency in CONCURRENCY {
+        let mut cell = Compared::new(format!("Create, concurrency {concurrency}"));
+        for round in 0..rounds() {
+            let order = match round % 2 {
+                0 => [servers[0], servers[1]],
+                _ => [servers[1], servers[0]],
+            };
+            for (server, which) in order {
+                let (client, url) = (kubectl_like(server), server.url(CT));
+                let tag = format!("{which}-c{concurrency}-r{round}");
+                let cpu = Cpu::of(server.pid());
+                let sample = measure(Write::Create, &client, &url, &tag, concurrency, &cpu).await;
+                match which {
+                    "pol1" => cell.a.push(sample),
+                    _ => cell.b.push(sample),
+                }
+            }
+        }
+        cells.push(cell);
+    }
+    println!(
+        "\n## One ValidatingAdmissionPolicy (a variable, three validations): this build with it (A) and without (B), median of {} alternated rounds\n",
+        rounds()
+    );
+    Compared::header("A", "B");
+    for cell in &cells {
+        cell.row();
+    }
+}
