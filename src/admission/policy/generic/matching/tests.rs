@@ -71,18 +71,16 @@ fn run(matcher: &Matcher, name: &str) -> Result<Option<(String, String)>, MatchE
     Ok(matched.map(|m| (m.resource.version, m.kind.version)))
 }
 
-fn matched(version: &str) -> Result<Option<(String, String)>, MatchError> {
+/// The (resource version, kind version) matched, or the error.
+type Answer = Result<Option<(String, String)>, MatchError>;
+
+fn matched(version: &str) -> Answer {
     Ok(Some((version.to_string(), version.to_string())))
 }
 
 #[test]
 fn definition_rules_selectors_policy_kubes_answers() {
-    let cases: Vec<(
-        &str,
-        Value,
-        &str,
-        Result<Option<(String, String)>, MatchError>,
-    )> = vec![
+    let cases: Vec<(&str, Value, &str, Answer)> = vec![
         ("no rules match everything", json!({}), "a", matched("v2")),
         (
             "own version",

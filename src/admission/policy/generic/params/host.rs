@@ -124,10 +124,13 @@ impl ParamStore for HostStore {
     }
 }
 
+/// A param kind's store and the task that fills it.
+type Running = (Arc<HostStore>, JoinHandle<()>);
+
 /// The host's param stores, one per kind a policy names.
 pub struct HostParams {
     client: kube::Client,
-    running: Mutex<HashMap<Gvk, (Arc<HostStore>, JoinHandle<()>)>>,
+    running: Mutex<HashMap<Gvk, Running>>,
 }
 
 impl HostParams {

@@ -27,7 +27,10 @@ fn store() -> MemoryStore {
 }
 
 /// The names of the params collected, or the error text.
-fn names(result: Result<Params, String>) -> Result<Vec<String>, String> {
+type Names = Result<Vec<String>, String>;
+
+/// The names of the params collected, or the error text.
+fn names(result: Result<Params, String>) -> Names {
     result.map(|params| {
         params
             .iter()
@@ -42,7 +45,7 @@ fn names(result: Result<Params, String>) -> Result<Vec<String>, String> {
 #[test]
 fn collect_params_refs_kubes_answers() {
     let ok = |n: &[&str]| Ok(n.iter().map(|s| s.to_string()).collect::<Vec<_>>());
-    let cases: Vec<(&str, serde_json::Value, &str, Result<Vec<String>, String>)> = vec![
+    let cases: Vec<(&str, serde_json::Value, &str, Names)> = vec![
         ("by name in the request's namespace", json!({"name": "a"}), "ns", ok(&["a"])),
         ("by name in paramRef.namespace", json!({"name": "c", "namespace": "other"}), "ns", ok(&["c"])),
         ("name not found, Allow: no invocation", json!({"name": "z", "parameterNotFoundAction": "Allow"}), "ns", ok(&[])),
