@@ -10,6 +10,10 @@ use tokio_rustls::TlsAcceptor;
 
 use crate::admission::metrics::AdmissionMetrics;
 use crate::admission::namespace::NamespaceLifecycle;
+use crate::admission::policy::generic::kinds::{MutatingPolicies, ValidatingPolicies};
+use crate::admission::policy::generic::params::host::HostParams;
+use crate::admission::policy::generic::plugin::Policies;
+use crate::admission::policy::generic::source::{ParamSources, Source as PolicySource};
 use crate::admission::webhook::dispatch::Webhooks;
 use crate::admission::webhook::source::Source;
 use crate::admission::webhook::transport::{
@@ -193,12 +197,47 @@ async fn admission_chain(
         metrics: metrics.clone(),
         authorizer: Arc::new(CelBridge::new(authorizer.clone())),
     });
+    let (mutating, validating) = policy_sources(kubeconfig).await.map_err(delegation)?;
+    let mutating = Policies {
+        source: mutating,
+        namespaces: namespaces.clone(),
+    };
+    let validating = Policies {
+        source: validating,
+        namespaces: namespaces.clone(),
+    };
     let plugins = vec![
         Plugin::NamespaceLifecycle(namespaces),
+        Plugin::MutatingPolicy(Arc::new(mutating)),
         Plugin::MutatingWebhook(webhooks.clone()),
+        Plugin::ValidatingPolicy(Arc::new(validating)),
         Plugin::ValidatingWebhook(webhooks),
     ];
     Ok(admission::Chain::new(plugins, metrics))
+}
+
+/// The admission policies of the cluster `--kubeconfig` (else in-cluster) names, both
+/// kinds over the same client and param stores; none without a cluster.
+async fn policy_sources(
+    kubeconfig: Option<&std::path::Path>,
+) -> Result<
+    (
+        PolicySource<MutatingPolicies>,
+        PolicySource<ValidatingPolicies>,
+    ),
+    crate::cluster::client::ClientError,
+> {
+    let Some(client) = crate::cluster::client::delegation_client(kubeconfig, None).await? else {
+        tracing::warn!(
+            "no --kubeconfig and not in a cluster: no admission policies are applied (MutatingAdmissionPolicy and ValidatingAdmissionPolicy have no policies)"
+        );
+        return Ok((PolicySource::none(), PolicySource::none()));
+    };
+    let params: Arc<dyn ParamSources> = Arc::new(HostParams::new(client.clone()));
+    Ok((
+        PolicySource::follow(client.clone(), params.clone()),
+        PolicySource::follow(client, params),
+    ))
 }
 
 /// Runs the server until SIGTERM/SIGINT; `on_listening` learns the bound address first.

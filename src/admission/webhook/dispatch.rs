@@ -57,12 +57,7 @@ impl Webhooks {
 
     /// The request as the matcher sees it, for a dispatch over `hooks`.
     pub async fn request_facts(&self, attributes: &Attributes<'_>, hooks: &Hooks) -> RequestFacts {
-        let labels = match attributes.namespace {
-            "" => LabelsLookup::NotLooked,
-            _ if !hooks.use_namespace_labels() => LabelsLookup::NotLooked,
-            namespace => self.namespaces.labels(namespace).await,
-        };
-        RequestFacts::new(attributes, labels)
+        RequestFacts::looked_up(&self.namespaces, attributes, hooks.use_namespace_labels()).await
     }
 }
 
@@ -132,7 +127,21 @@ pub struct RequestFacts {
 }
 
 impl RequestFacts {
-    fn new(a: &Attributes<'_>, labels: LabelsLookup) -> RequestFacts {
+    /// The facts of `attributes`, the namespace's labels looked up when `use_labels`.
+    pub async fn looked_up(
+        namespaces: &NamespaceLifecycle,
+        attributes: &Attributes<'_>,
+        use_labels: bool,
+    ) -> RequestFacts {
+        let labels = match attributes.namespace {
+            "" => LabelsLookup::NotLooked,
+            _ if !use_labels => LabelsLookup::NotLooked,
+            namespace => namespaces.labels(namespace).await,
+        };
+        RequestFacts::new(attributes, labels)
+    }
+
+    pub fn new(a: &Attributes<'_>, labels: LabelsLookup) -> RequestFacts {
         let gvr = |version: &str| Gvr {
             group: a.group.to_string(),
             version: version.to_string(),
@@ -175,7 +184,17 @@ impl RequestFacts {
         attributes: &Attributes<'_>,
         object: Option<&Value>,
     ) -> Result<Option<Invocation>, ApiError> {
-        let request = MatchRequest {
+        let request = self.match_request(attributes, object);
+        matching::should_call(hook, &request).map_err(match_error)
+    }
+
+    /// The request as a matcher sees it, for the objects now.
+    pub fn match_request<'a>(
+        &'a self,
+        attributes: &Attributes<'a>,
+        object: Option<&'a Value>,
+    ) -> MatchRequest<'a> {
+        MatchRequest {
             operation: attributes.operation,
             resource: &self.resource,
             subresource: attributes.subresource,
@@ -190,14 +209,18 @@ impl RequestFacts {
                 LabelsLookup::Failed(text) => NamespaceLabels::Failed(text),
             },
             equivalents: &self.equivalents,
-        };
-        matching::should_call(hook, &request).map_err(|e| match e {
-            MatchError::Internal(text) => ApiError::Internal(text),
-            MatchError::NamespaceNotFound(name) => ApiError::NotFound {
-                resource: GroupResource::new("", "namespaces"),
-                name,
-            },
-        })
+        }
+    }
+}
+
+/// A matcher's error as kube's StatusError (500, or the namespace's 404).
+pub fn match_error(error: MatchError) -> ApiError {
+    match error {
+        MatchError::Internal(text) => ApiError::Internal(text),
+        MatchError::NamespaceNotFound(name) => ApiError::NotFound {
+            resource: GroupResource::new("", "namespaces"),
+            name,
+        },
     }
 }
 
@@ -205,7 +228,11 @@ impl RequestFacts {
 /// resources' versions differ only in apiVersion until conversion webhooks exist: the
 /// `None` conversion strategy).
 pub fn versioned<'v>(object: &'v Value, invocation: &Invocation) -> Cow<'v, Value> {
-    let kind = &invocation.kind;
+    versioned_as(object, &invocation.kind)
+}
+
+/// `object` in the version of `kind` (see [`versioned`]).
+pub fn versioned_as<'v>(object: &'v Value, kind: &Gvk) -> Cow<'v, Value> {
     let api_version = match kind.group.as_str() {
         "" => kind.version.clone(),
         group => format!("{group}/{}", kind.version),

@@ -107,11 +107,11 @@ pub fn should_call(
     hook: &Arc<Hook>,
     request: &MatchRequest<'_>,
 ) -> Result<Option<Invocation>, MatchError> {
-    let namespace = match_namespace(hook, request);
+    let namespace = match_namespace(&hook.namespace_selector, request);
     if namespace == Ok(false) {
         return Ok(None);
     }
-    let object = match_object(hook, request);
+    let object = match_object(&hook.object_selector, request);
     if object == Ok(false) {
         return Ok(None);
     }
@@ -123,15 +123,18 @@ pub fn should_call(
     Ok(Some(invocation))
 }
 
-/// kube's `MatchNamespaceSelector`.
-fn match_namespace(hook: &Hook, request: &MatchRequest<'_>) -> Result<bool, MatchError> {
+/// kube's `MatchNamespaceSelector` for a compiled `namespaceSelector` (or its conversion
+/// error text); shared with the admission policies' matcher.
+pub fn match_namespace(
+    selector: &Result<LabelSelector, String>,
+    request: &MatchRequest<'_>,
+) -> Result<bool, MatchError> {
     let namespace_object = request.resource.resource == "namespaces";
     if request.namespace.is_empty() && !namespace_object {
         // Cluster-scoped objects are never exempted.
         return Ok(true);
     }
-    let selector = hook
-        .namespace_selector
+    let selector = selector
         .as_ref()
         .map_err(|e| MatchError::Internal(e.clone()))?;
     if selector.is_empty() {
@@ -157,9 +160,11 @@ fn match_namespace(hook: &Hook, request: &MatchRequest<'_>) -> Result<bool, Matc
 }
 
 /// kube's `MatchObjectSelector`: the new or the old object's labels.
-fn match_object(hook: &Hook, request: &MatchRequest<'_>) -> Result<bool, MatchError> {
-    let selector = hook
-        .object_selector
+pub fn match_object(
+    selector: &Result<LabelSelector, String>,
+    request: &MatchRequest<'_>,
+) -> Result<bool, MatchError> {
+    let selector = selector
         .as_ref()
         .map_err(|e| MatchError::Internal(e.clone()))?;
     if selector.is_empty() {
