@@ -1,0 +1,3 @@
+//! Admission policies (kube's `pkg/admission/plugin/policy`): ValidatingAdmissionPolicy.
+
+pub mod validating;
