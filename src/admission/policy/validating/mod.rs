@@ -8,6 +8,7 @@ pub mod compile;
 pub mod decision;
 pub mod dispatcher;
 pub mod metrics;
+pub mod plugin;
 pub mod validator;
 
 #[cfg(test)]
