@@ -22,6 +22,7 @@
 pub mod attributes;
 pub mod metrics;
 pub mod namespace;
+pub mod policy;
 pub mod webhook;
 
 pub use attributes::{Attributes, Kind, Operation, Options, Recorder};

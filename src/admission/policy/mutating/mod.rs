@@ -1,0 +1,7 @@
+//! MutatingAdmissionPolicy (kube's `admission/plugin/policy/mutating`): a policy's
+//! mutations applied to the object (`patch`: ApplyConfiguration merged with server-side
+//! apply's rules over the resource's schema, JSONPatch applied as kube applies it) and
+//! the reinvocation bookkeeping of one request (`reinvocation`).
+
+pub mod patch;
+pub mod reinvocation;
