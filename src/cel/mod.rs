@@ -38,6 +38,7 @@ pub mod env;
 pub mod eval;
 pub mod functions;
 pub mod lib;
+pub mod mutation;
 pub mod parse;
 pub mod program;
 pub mod schema;

@@ -118,6 +118,15 @@ pub trait Opaque: fmt::Debug {
     fn try_equals(&self, other: Option<&dyn Opaque>) -> Result<bool, EvalError> {
         Ok(other.is_some_and(|o| self.equals(o)))
     }
+    /// A field of a value with fields (kube's mutation types `Object` and `JSONPatch`):
+    /// whether it is set, and what selecting it reads; `None` for a value without fields.
+    fn field(&self, _name: &str) -> Option<(bool, Value<'static>)> {
+        None
+    }
+    /// cel-go's `traits.Zeroer` where the type has it (`optional.ofNonZeroValue`).
+    fn is_zero(&self) -> bool {
+        false
+    }
 }
 
 impl<'a> Value<'a> {

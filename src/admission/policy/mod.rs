@@ -6,6 +6,9 @@
 //!   matching, params and the dispatcher with its final 403.
 //! - [`validating`]: a ValidatingAdmissionPolicy compiled into a validator, its decisions
 //!   and the actions of its bindings (kube's `policy/validating`).
+//! - [`mutating`]: a MutatingAdmissionPolicy's mutations compiled, applied
+//!   (ApplyConfiguration and JSONPatch) and reinvoked (kube's `policy/mutating`).
 
 pub mod generic;
+pub mod mutating;
 pub mod validating;

@@ -6,9 +6,10 @@ use super::Checker;
 use super::format::format_type;
 use super::scope::Global;
 use super::unify::{is_dyn, most_general};
-use crate::cel::ast::{Expr, ExprKind, Id, Literal, MapEntry};
+use crate::cel::ast::{Expr, ExprKind, Id, Literal, MapEntry, StructField};
 use crate::cel::checked::Reference;
 use crate::cel::decl::{DeclKind, DeclType, escape};
+use crate::cel::mutation;
 use crate::cel::types::Type;
 
 impl Checker<'_> {
@@ -24,10 +25,9 @@ impl Checker<'_> {
             ExprKind::Call { .. } => self.check_call(e),
             ExprKind::List { elements, optional } => self.check_list(id, elements, optional),
             ExprKind::Map { entries } => self.check_map(id, entries),
-            ExprKind::Struct { name, .. } => {
-                let message = format!("undeclared reference to '{name}' (in container '')");
-                self.error(id, message);
-                self.set_type(id, Type::Error);
+            ExprKind::Struct { name, fields } => {
+                let name = name.clone();
+                self.check_struct(id, &name, fields);
             }
             ExprKind::Comprehension(c) => self.check_comprehension(id, c),
         }
@@ -143,6 +143,8 @@ impl Checker<'_> {
         let (target, is_optional) = unwrap_optional(operand_type);
         let result = match &target {
             Type::Map(_, value) => (**value).clone(),
+            // kube's dynamic `Object` types: any field, of type dyn.
+            Type::Object(decl) if mutation::is_dynamic_object(decl) => Type::Dyn,
             Type::Object(decl) => match object_field(decl, field) {
                 Some((cel_name, field_decl)) => {
                     *field = cel_name;
@@ -157,6 +159,7 @@ impl Checker<'_> {
                 self.assignable(&Type::Dyn, &target);
                 Type::Dyn
             }
+
             Type::Dyn | Type::Error => Type::Dyn,
             // Kube's library object types have no fields its type provider can find.
             Type::Opaque(name) if is_library_object(name) => {
@@ -186,6 +189,40 @@ impl Checker<'_> {
         if let Some(f) = decl {
             let decl = Arc::clone(&f.decl);
             self.decls.insert(id, decl);
+        }
+    }
+
+    /// cel-go's `checkCreateStruct` with kube's `DynamicTypeResolver` when the environment
+    /// has the mutation types; without it every type name is undeclared.
+    fn check_struct(&mut self, id: Id, name: &str, fields: &mut [StructField]) {
+        let resolved = self
+            .env
+            .patch_types
+            .then(|| mutation::resolve(name))
+            .flatten();
+        let Some(ty) = resolved else {
+            let message = format!("undeclared reference to '{name}' (in container '')");
+            self.error(id, message);
+            self.set_type(id, Type::Error);
+            return;
+        };
+        self.set_type(id, ty.checked_type());
+        for f in fields.iter_mut() {
+            self.check(&mut f.value);
+            let mut value_type = self.type_of(f.value.id);
+            if f.optional {
+                value_type = self.unwrap_optional_entry(f.value.id, value_type);
+            }
+            let field_type = ty.field_type(&f.field);
+            if !self.assignable(&field_type, &value_type) {
+                let message = format!(
+                    "expected type of field '{}' is '{}' but provided type is '{}'",
+                    f.field,
+                    format_type(&field_type),
+                    format_type(&value_type)
+                );
+                self.error(f.id, message);
+            }
         }
     }
 

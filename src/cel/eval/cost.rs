@@ -6,6 +6,8 @@ use crate::cel::value::Value;
 
 pub const LIST_CREATE_BASE_COST: u64 = 10;
 pub const MAP_CREATE_BASE_COST: u64 = 30;
+/// cel-go's `StructCreateBaseCost`.
+pub const STRUCT_CREATE_BASE_COST: u64 = 40;
 
 /// The cost of one call: the extensions' trackers, kube's `library.CostEstimator`, then
 /// cel-go's defaults (`crate::cel::cost::call_cost`).

@@ -4,6 +4,7 @@
 //! each charge, as cel-go does while it evaluates.
 
 use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::cel::functions::Impl;
 use crate::cel::value::{EvalError, Map, Value};
@@ -67,6 +68,10 @@ impl<'a> Frame<'_, 'a> {
             Node::Map { entries } => {
                 let r = self.map(entries);
                 self.constructed(r, cost::MAP_CREATE_BASE_COST)
+            }
+            Node::Struct { ty, fields } => {
+                let r = self.create_struct(ty, fields);
+                self.constructed(r, cost::STRUCT_CREATE_BASE_COST)
             }
             Node::Fold(f) => self.fold(f),
             Node::OptionalOr { lhs, rhs, value } => match self.eval(lhs)? {
@@ -220,7 +225,9 @@ impl<'a> Frame<'_, 'a> {
 
     fn presence(&mut self, obj: &Value<'a>, key: &Value<'a>) -> Outcome<'a> {
         let r = match obj {
-            Value::Map(_) | Value::List(_) => ops::find(obj, key).map(|v| Value::Bool(v.is_some())),
+            Value::Map(_) | Value::List(_) | Value::Opaque(_) => {
+                ops::find(obj, key).map(|v| Value::Bool(v.is_some()))
+            }
             _ => Ok(Value::Bool(false)),
         };
         self.charge(1)?;
@@ -371,6 +378,36 @@ impl<'a> Frame<'_, 'a> {
             out.push((key, val));
         }
         Ok(Value::Map(Map::Owned(Rc::new(out))))
+    }
+}
+
+impl<'a> Frame<'_, 'a> {
+    /// cel-go's `evalObj`: the fields in order, an `?field` set only from a present
+    /// optional.
+    fn create_struct(
+        &mut self,
+        ty: &crate::cel::mutation::StructType,
+        fields: &[(Arc<str>, Node, bool)],
+    ) -> Outcome<'a> {
+        let mut out: Vec<(&str, Value<'a>)> = Vec::with_capacity(fields.len());
+        for (name, node, optional) in fields {
+            let v = self.eval(node)?;
+            if !*optional {
+                out.push((name, v));
+                continue;
+            }
+            match v {
+                Value::Optional(Some(inner)) => out.push((name, Value::clone(&inner))),
+                Value::Optional(None) => {}
+                other => {
+                    return Err(EvalError::new(format!(
+                        "cannot initialize optional entry '{name}' from non-optional value {}",
+                        ops::go_format(&other)
+                    )));
+                }
+            }
+        }
+        crate::cel::mutation::construct(ty, out)
     }
 }
 

@@ -33,6 +33,11 @@ pub(super) enum Node {
     Map {
         entries: Vec<(Node, Node, bool)>,
     },
+    /// `Name{field: value, ?field: optional}` of kube's mutation types.
+    Struct {
+        ty: crate::cel::mutation::StructType,
+        fields: Vec<(Arc<str>, Node, bool)>,
+    },
     Fold(Box<Fold>),
     /// `opt.or(alt)` / `opt.orValue(alt)` (cel-go `evalOptionalOr` / `evalOptionalOrValue`):
     /// `alt` evaluated only when `opt` is empty; no call cost.

@@ -219,6 +219,9 @@ fn list_index(key: &Value<'_>) -> Result<i64, EvalError> {
 
 /// `obj[key]` / `obj.key`: cel-go's `refQualify` (`no such key: k`, `index out of bounds: i`).
 pub fn index<'a>(obj: &Value<'a>, key: &Value<'_>) -> Outcome<'a> {
+    if let Some((_, v)) = struct_field(obj, key) {
+        return Ok(v);
+    }
     match find(obj, key)? {
         Some(v) => Ok(v),
         None => Err(match obj {
@@ -256,7 +259,16 @@ pub fn find<'a>(obj: &Value<'a>, key: &Value<'_>) -> Result<Option<Value<'a>>, E
                 _ => Ok(None),
             }
         }
+        Value::Opaque(_) => Ok(struct_field(obj, key).and_then(|(set, v)| set.then_some(v))),
         _ => Ok(None),
+    }
+}
+
+/// A field of a library value with fields, by name (see [`crate::cel::value::Opaque::field`]).
+fn struct_field(obj: &Value<'_>, key: &Value<'_>) -> Option<(bool, Value<'static>)> {
+    match (obj, key) {
+        (Value::Opaque(o), Value::String(name)) => o.field(name.as_str()),
+        _ => None,
     }
 }
 

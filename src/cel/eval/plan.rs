@@ -6,9 +6,10 @@
 
 use std::sync::Arc;
 
-use crate::cel::ast::{Comprehension, Expr, ExprKind};
+use crate::cel::ast::{Comprehension, Expr, ExprKind, StructField};
 use crate::cel::checked::{Checked, Reference};
 use crate::cel::env::Env;
+use crate::cel::mutation;
 use crate::cel::value::{EvalError, Value};
 
 use super::exec::Frame;
@@ -113,9 +114,28 @@ impl<'c> Planner<'c> {
                 }
                 Ok(fold_constant(Node::Map { entries: planned }))
             }
-            ExprKind::Struct { name, .. } => Err(format!("unknown type: {name}")),
+            ExprKind::Struct { name, fields } => self.create_struct(name, fields),
             ExprKind::Comprehension(c) => self.comprehension(c),
         }
+    }
+
+    /// A struct of kube's mutation types (the only ones the checker lets through).
+    fn create_struct(&mut self, name: &str, fields: &[StructField]) -> Result<Node, String> {
+        let ty = mutation::resolve(name)
+            .filter(|_| self.env.patch_types)
+            .ok_or_else(|| format!("unknown type: {name}"))?;
+        let mut planned = Vec::with_capacity(fields.len());
+        for f in fields {
+            planned.push((
+                Arc::<str>::from(f.field.as_str()),
+                self.plan(&f.value)?,
+                f.optional,
+            ));
+        }
+        Ok(Node::Struct {
+            ty,
+            fields: planned,
+        })
     }
 
     fn ident(&mut self, e: &Expr, name: &str) -> Result<Node, String> {

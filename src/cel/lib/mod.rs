@@ -8,6 +8,7 @@ mod elems;
 mod extlists;
 pub mod format;
 pub mod ip;
+pub mod jsonpatch;
 #[cfg(test)]
 mod kube_part1_e2e;
 #[cfg(test)]

@@ -38,7 +38,8 @@ fn is_zero(v: &Value<'_>) -> bool {
         }
         Value::List(l) => ops::list_len(l) == 0,
         Value::Map(m) => ops::map_len(m) == 0,
-        Value::Optional(_) | Value::Type(_) | Value::Opaque(_) => false,
+        Value::Opaque(o) => o.is_zero(),
+        Value::Optional(_) | Value::Type(_) => false,
     }
 }
 

@@ -1,0 +1,13 @@
+//! MutatingAdmissionPolicy (kube's `admission/plugin/policy/mutating`): a policy's
+//! mutations applied to the object (`patch`: ApplyConfiguration merged with server-side
+//! apply's rules over the resource's schema, JSONPatch applied as kube applies it) and
+//! the reinvocation bookkeeping of one request (`reinvocation`); a policy's mutations
+//! compiled once (`compile`) and run in order for one invocation (`evaluate`).
+
+pub mod compile;
+pub mod evaluate;
+pub mod patch;
+pub mod reinvocation;
+
+#[cfg(test)]
+mod tests;
