@@ -185,7 +185,7 @@ pub async fn select<K: PolicyKind>(
             }
             let param_ref = binding.param_ref.as_ref();
             let kind = hook.param_kind.as_ref();
-            match collect_params(kind, store, param_ref, request.namespace) {
+            match collect_params(kind, store, param_ref, request.namespace).await {
                 Err(error) => selection
                     .errors
                     .push(config_error(hook, Some(binding), error)),
