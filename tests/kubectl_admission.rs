@@ -2,7 +2,7 @@
 //! webhooks (issue 30): what kubectl prints for a webhook's denial and warnings must be what
 //! it printed against the reference (tests/fixtures/admission/kubectl.json, recorded by
 //! hack/admission-oracle/kubectl.py with the reference's stub webhook, whose Rust port
-//! tests/admission_compare/stub_webhook.rs answers here): same exit code, stdout and
+//! tests/common/stub_webhook.rs answers here): same exit code, stdout and
 //! stderr, line for line, and the stored objects as the answers say.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
@@ -10,7 +10,7 @@
 mod common;
 #[path = "common/fake_kube.rs"]
 mod fake_kube;
-#[path = "admission_compare/stub_webhook.rs"]
+#[path = "common/stub_webhook.rs"]
 mod stub_webhook;
 #[path = "common/webhook.rs"]
 mod webhook;

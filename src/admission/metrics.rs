@@ -108,6 +108,8 @@ pub struct AdmissionMetrics {
     requests: Family<RequestLabels, Counter>,
     rejections: Family<RejectionLabels, Counter>,
     fail_open: Family<FailOpenLabels, Counter>,
+    /// ValidatingAdmissionPolicy's checks.
+    pub validating_policy: crate::admission::policy::validating::metrics::ValidatingMetrics,
 }
 
 impl Default for AdmissionMetrics {
@@ -119,6 +121,7 @@ impl Default for AdmissionMetrics {
             requests: Family::default(),
             rejections: Family::default(),
             fail_open: Family::default(),
+            validating_policy: Default::default(),
         }
     }
 }
@@ -130,7 +133,9 @@ fn yes(rejected: bool) -> &'static str {
 impl AdmissionMetrics {
     /// Admission's metrics, served on `/metrics` through `metrics`.
     pub fn register(metrics: &mut Metrics) -> AdmissionMetrics {
-        let m = AdmissionMetrics::default();
+        let mut m = AdmissionMetrics::default();
+        m.validating_policy =
+            crate::admission::policy::validating::metrics::ValidatingMetrics::register(metrics);
         // kube's HELP texts (the client library adds the final period).
         metrics.register(
             "apiserver_admission_step_admission_duration_seconds",

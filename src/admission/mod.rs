@@ -60,6 +60,16 @@ pub fn forbidden_named(attributes: &Attributes<'_>, name: &str, cause: &str) -> 
     }
 }
 
+/// Runs `work` that may block on the cluster (the CEL authorizer library asks
+/// SubjectAccessReviews synchronously, as kube's does): off the runtime's worker when the
+/// runtime has several, in place otherwise.
+pub fn blocking<T>(work: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(work),
+        _ => work(),
+    }
+}
+
 /// One admission plugin of this server.
 pub enum Plugin {
     /// kube's `NamespaceLifecycle`: writes into missing or terminating namespaces refused.
@@ -133,10 +143,7 @@ impl Plugin {
     ) -> Result<(), ApiError> {
         match self {
             Plugin::ValidatingPolicy(policies) => {
-                // The validations are glued by the lead (validating::); none yet.
-                policies
-                    .dispatch(attributes, object, |_| (Vec::new(), None))
-                    .await
+                policy::validating::plugin::validate(policies, attributes, object).await
             }
             Plugin::ValidatingWebhook(webhooks) => {
                 webhook::validating::validate(webhooks, attributes, object).await

@@ -5,9 +5,16 @@
 //! (`kubernetes.AdmissionRequest`), `authorizer` and `authorizer.requestResource`. One
 //! expression compiles into an [`AdmissionProgram`] with kube's texts and evaluates
 //! against an [`Activation`] of plain JSON and authorizer values.
+//!
+//! Admission policies add `params` and the composited `variables`:
+//! [`composition`] compiles a policy's expressions, [`context`] evaluates them.
 
+pub mod composition;
+pub mod context;
 mod types;
 
+#[cfg(test)]
+mod composition_tests;
 #[cfg(test)]
 mod tests;
 

@@ -31,7 +31,12 @@ pub fn coerce(version: &ServedVersion, object: &mut Value) {
 
 /// Sets apiVersion, kind and (when `revision` > 0) resourceVersion on an object about to
 /// be served.
-pub fn present(resource: &ServedResource, version: &ServedVersion, object: &mut Value, revision: i64) {
+pub fn present(
+    resource: &ServedResource,
+    version: &ServedVersion,
+    object: &mut Value,
+    revision: i64,
+) {
     if let Some(map) = object.as_object_mut() {
         let api_version = format!("{}/{}", resource.group, version.name);
         map.insert("apiVersion".into(), json!(api_version));

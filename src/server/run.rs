@@ -191,22 +191,28 @@ async fn admission_chain(
             max_response_bytes: admission.max_response_bytes,
         })
     };
+    let cel_authorizer: Arc<dyn crate::cel::lib::authz::Authorizer + Send + Sync> =
+        Arc::new(CelBridge::new(authorizer.clone()));
     let webhooks = Arc::new(Webhooks {
         source,
         mutating: transport(&admission.users.mutating),
         validating: transport(&admission.users.validating),
         namespaces: namespaces.clone(),
         metrics: metrics.clone(),
-        authorizer: Arc::new(CelBridge::new(authorizer.clone())),
+        authorizer: cel_authorizer.clone(),
     });
     let (mutating, validating) = policy_sources(kubeconfig, own).await.map_err(delegation)?;
     let mutating = Policies {
         source: mutating,
         namespaces: namespaces.clone(),
+        authorizer: cel_authorizer.clone(),
+        metrics: metrics.clone(),
     };
     let validating = Policies {
         source: validating,
         namespaces: namespaces.clone(),
+        authorizer: cel_authorizer,
+        metrics: metrics.clone(),
     };
     let plugins = vec![
         Plugin::NamespaceLifecycle(namespaces),

@@ -22,6 +22,8 @@
 pub mod collections;
 #[path = "delegated.rs"]
 pub mod delegated;
+#[path = "fake_kube_discovery.rs"]
+mod discovery;
 #[path = "fake_kube_namespaces.rs"]
 pub mod namespaces;
 #[path = "fake_kube_webhooks.rs"]

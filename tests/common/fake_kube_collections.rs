@@ -126,7 +126,7 @@ impl Resource {
     }
 
     /// The entry of an APIResourceList.
-    fn discovery(&self) -> Value {
+    pub(super) fn discovery(&self) -> Value {
         json!({"name": self.plural, "singularName": self.kind.to_lowercase(),
             "namespaced": self.namespaced, "kind": self.kind,
             "verbs": ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]})
@@ -271,7 +271,7 @@ impl Collections {
             .unwrap_or_else(|| panic!("the fake serves no {api_version} {kind}"))
     }
 
-    fn resources(&self) -> Vec<Resource> {
+    pub(super) fn resources(&self) -> Vec<Resource> {
         let all = self.all.lock().unwrap();
         let mut resources: Vec<Resource> = all.iter().map(|c| c.resource).collect();
         resources.push(NAMESPACES);
@@ -397,6 +397,7 @@ pub(super) async fn serve(
 }
 
 fn target(collections: &Collections, path: &str) -> Option<Target> {
+    use super::discovery::{api_versions, group_document, groups, resource_list};
     let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
     let (group, rest) = match parts.as_slice() {
         ["api"] => return Some(Target::Discovery(reply(StatusCode::OK, &api_versions()))),
@@ -438,72 +439,6 @@ fn target(collections: &Collections, path: &str) -> Option<Target> {
         [plural, name] => Some(Target::Object(find(plural, false)?, None, name.to_string())),
         _ => None,
     }
-}
-
-fn api_versions() -> Value {
-    json!({"kind": "APIVersions", "versions": ["v1"],
-        "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1:443"}]})
-}
-
-fn group_entry(name: &str, versions: &[&str]) -> Value {
-    let versions: Vec<Value> = versions
-        .iter()
-        .map(|v| json!({"groupVersion": format!("{name}/{v}"), "version": v}))
-        .collect();
-    json!({"name": name, "versions": versions, "preferredVersion": versions[0]})
-}
-
-/// Each named group with its versions, in the order first served.
-fn group_versions(collections: &Collections) -> Vec<(&'static str, Vec<&'static str>)> {
-    let mut out: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
-    for r in collections
-        .resources()
-        .into_iter()
-        .filter(|r| !r.group.is_empty())
-    {
-        match out.iter_mut().find(|(g, _)| *g == r.group) {
-            Some((_, versions)) if !versions.contains(&r.version) => versions.push(r.version),
-            Some(_) => {}
-            None => out.push((r.group, vec![r.version])),
-        }
-    }
-    out
-}
-
-fn groups(collections: &Collections) -> Value {
-    let groups: Vec<Value> = group_versions(collections)
-        .iter()
-        .map(|(g, v)| group_entry(g, v))
-        .collect();
-    json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
-}
-
-fn group_document(collections: &Collections, group: &str) -> Option<Response<Body>> {
-    let all = group_versions(collections);
-    let (name, versions) = all.iter().find(|(g, _)| *g == group)?;
-    let mut body = group_entry(name, versions);
-    body["kind"] = json!("APIGroup");
-    body["apiVersion"] = json!("v1");
-    Some(reply(StatusCode::OK, &body))
-}
-
-fn resource_list(collections: &Collections, group: &str, version: &str) -> Option<Response<Body>> {
-    let served: Vec<Value> = collections
-        .resources()
-        .iter()
-        .filter(|r| r.group == group && r.version == version)
-        .map(Resource::discovery)
-        .collect();
-    if served.is_empty() || (group.is_empty() && version != "v1") {
-        return None;
-    }
-    let group_version = match group {
-        "" => version.to_string(),
-        g => format!("{g}/{version}"),
-    };
-    let body = json!({"kind": "APIResourceList", "apiVersion": "v1",
-        "groupVersion": group_version, "resources": served});
-    Some(reply(StatusCode::OK, &body))
 }
 
 /// The query's parameters, percent-decoded.

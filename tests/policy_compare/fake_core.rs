@@ -169,3 +169,26 @@ async fn fake_core_policy_change_watched_with_new_generation() {
     );
     assert_eq!(fake.watches(r), 1);
 }
+
+/// The object of `template`'s kind and name as the fake serves it now.
+pub fn served(fake: &FakeKube, template: &Value) -> Value {
+    use super::fake_kube::collections::*;
+    let kind = template["kind"].as_str().unwrap();
+    let resource = [
+        MUTATING_WEBHOOKS,
+        VALIDATING_WEBHOOKS,
+        VALIDATING_POLICIES,
+        VALIDATING_POLICY_BINDINGS,
+        MUTATING_POLICIES,
+        MUTATING_POLICY_BINDINGS,
+        CONFIGMAPS,
+        CLUSTER_PARAMS,
+    ]
+    .into_iter()
+    .find(|r| r.kind == kind)
+    .unwrap_or_else(|| panic!("no collection for {kind}"));
+    let metadata = &template["metadata"];
+    let name = metadata["name"].as_str().unwrap();
+    fake.object(&resource, metadata["namespace"].as_str(), name)
+        .unwrap_or_else(|| panic!("{kind} {name} not served"))
+}

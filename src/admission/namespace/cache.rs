@@ -18,6 +18,9 @@ pub type Labels = Arc<BTreeMap<String, String>>;
 pub struct Entry {
     pub phase: Phase,
     pub labels: Labels,
+    /// The namespace as admission policies' `namespaceObject` sees it (kube's
+    /// `CreateNamespaceObject`: spec, status and some metadata), as JSON.
+    pub object: Arc<serde_json::Value>,
 }
 
 /// Namespace name → entry, shared by the informer (writer) and requests (readers).
@@ -52,6 +55,12 @@ impl Cache {
     pub fn labels(&self, namespace: &str) -> Option<Labels> {
         let entries = self.entries.read().unwrap_or_else(|e| e.into_inner());
         entries.get(namespace).map(|entry| entry.labels.clone())
+    }
+
+    /// The namespace object of `namespace` if the cache holds it.
+    pub fn object(&self, namespace: &str) -> Option<Arc<serde_json::Value>> {
+        let entries = self.entries.read().unwrap_or_else(|e| e.into_inner());
+        entries.get(namespace).map(|entry| entry.object.clone())
     }
 
     /// Whether the first list has arrived.
@@ -97,6 +106,7 @@ mod tests {
         Entry {
             phase,
             labels: Arc::new(labels),
+            object: Arc::default(),
         }
     }
 

@@ -22,7 +22,35 @@ pub fn entry(ns: &Namespace) -> Entry {
     Entry {
         phase: Phase::of(phase),
         labels: Arc::new(ns.metadata.labels.clone().unwrap_or_default()),
+        object: Arc::new(namespace_object(ns)),
     }
+}
+
+/// kube's `CreateNamespaceObject`: the namespace with only these metadata fields (no
+/// managedFields, ownerReferences or self link), its spec and status.
+pub fn namespace_object(ns: &Namespace) -> serde_json::Value {
+    let m = &ns.metadata;
+    let metadata = k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        name: m.name.clone(),
+        generate_name: m.generate_name.clone(),
+        namespace: m.namespace.clone(),
+        uid: m.uid.clone(),
+        resource_version: m.resource_version.clone(),
+        generation: m.generation,
+        creation_timestamp: m.creation_timestamp.clone(),
+        deletion_timestamp: m.deletion_timestamp.clone(),
+        deletion_grace_period_seconds: m.deletion_grace_period_seconds,
+        labels: m.labels.clone(),
+        annotations: m.annotations.clone(),
+        finalizers: m.finalizers.clone(),
+        ..Default::default()
+    };
+    let trimmed = Namespace {
+        metadata,
+        spec: ns.spec.clone(),
+        status: ns.status.clone(),
+    };
+    serde_json::to_value(trimmed).unwrap_or_default()
 }
 
 impl Sink<Namespace> for Cache {

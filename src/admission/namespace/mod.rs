@@ -117,6 +117,14 @@ impl NamespaceLifecycle {
     }
 }
 
+impl NamespaceLifecycle {
+    /// The namespace object of `namespace` for admission policies' `namespaceObject`
+    /// (from the informer's cache; `None` without a cluster or when it is not there).
+    pub fn object(&self, namespace: &str) -> Option<Arc<serde_json::Value>> {
+        self.followed()?.cache.object(namespace)
+    }
+}
+
 /// The cache of a followed cluster, and the client for live lookups.
 pub struct Followed {
     cache: Arc<Cache>,

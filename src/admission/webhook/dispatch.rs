@@ -81,6 +81,7 @@ impl Webhooks {
         let input = ConditionInput {
             kind: called_kind(invocation),
             request_kind: request_kind(attributes),
+            resource: request_resource(attributes),
             request_resource: request_resource(attributes),
             sub_resource: attributes.subresource,
             name: attributes.name,

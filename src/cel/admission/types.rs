@@ -11,28 +11,28 @@ use crate::cel::schema::ListType;
 
 const MIN_STRING_SIZE: i64 = 2;
 
-fn scalar(name: &str, kind: DeclKind, min: i64, max: i64) -> Arc<DeclType> {
+pub(super) fn scalar(name: &str, kind: DeclKind, min: i64, max: i64) -> Arc<DeclType> {
     Arc::new(DeclType::simple(name, kind, min, max))
 }
 
-fn string() -> Arc<DeclType> {
+pub(super) fn string() -> Arc<DeclType> {
     let max = MAX_REQUEST_SIZE_BYTES - 2;
     scalar("string", DeclKind::String, MIN_STRING_SIZE, max)
 }
 
-fn int() -> Arc<DeclType> {
+pub(super) fn int() -> Arc<DeclType> {
     scalar("int", DeclKind::Int, 1, 0)
 }
 
-fn bool_() -> Arc<DeclType> {
+pub(super) fn bool_() -> Arc<DeclType> {
     scalar("bool", DeclKind::Bool, 4, 0)
 }
 
-fn timestamp() -> Arc<DeclType> {
+pub(super) fn timestamp() -> Arc<DeclType> {
     scalar("timestamp", DeclKind::Timestamp, 21, 32)
 }
 
-fn list(elem: Arc<DeclType>) -> Arc<DeclType> {
+pub(super) fn list(elem: Arc<DeclType>) -> Arc<DeclType> {
     let max = (MAX_REQUEST_SIZE_BYTES - 2) / (elem.min_serialized_size + 1);
     let kind = DeclKind::List {
         elem,
@@ -42,12 +42,12 @@ fn list(elem: Arc<DeclType>) -> Arc<DeclType> {
     scalar("list", kind, 2, max)
 }
 
-fn map(value: Arc<DeclType>) -> Arc<DeclType> {
+pub(super) fn map(value: Arc<DeclType>) -> Arc<DeclType> {
     let max = (MAX_REQUEST_SIZE_BYTES - 2) / (value.min_serialized_size + 6);
     scalar("map", DeclKind::Map { value }, 2, max)
 }
 
-fn dyn_() -> Arc<DeclType> {
+pub(super) fn dyn_() -> Arc<DeclType> {
     let max = MAX_REQUEST_SIZE_BYTES - 2;
     scalar("dyn", DeclKind::Dyn, 1, max)
 }

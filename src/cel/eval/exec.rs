@@ -27,9 +27,11 @@ pub(super) struct Frame<'t, 'a> {
     pub slots: Slots<'a>,
     pub tracker: &'t mut CostTracker,
     pub presence_test_has_cost: bool,
+    /// Where [`Base::Lazy`] reads its fields.
+    pub lazy: Option<&'t mut dyn super::Lazy<'a>>,
 }
 
-fn fatal(e: &EvalError) -> bool {
+pub(super) fn fatal(e: &EvalError) -> bool {
     matches!(e, EvalError::CostLimitExceeded)
 }
 
@@ -107,8 +109,8 @@ impl<'a> Frame<'_, 'a> {
     }
 
     /// An attribute's value without its own watch cost.
-    fn resolve(&mut self, a: &Attr) -> Outcome<'a> {
-        let mut obj = match &a.base {
+    pub(super) fn resolve(&mut self, a: &Attr) -> Outcome<'a> {
+        let obj = match &a.base {
             Base::Slot(i) => self.slot(*i)?,
             Base::LazySlot { slot, init } => {
                 if self.slots[*slot].is_none() {
@@ -120,6 +122,7 @@ impl<'a> Frame<'_, 'a> {
                 }
                 self.slot(*slot)?
             }
+            Base::Lazy => return self.lazy_attr(&a.quals),
             Base::Relative(n) => self.eval(n)?,
             Base::Conditional {
                 cond,
@@ -131,10 +134,19 @@ impl<'a> Frame<'_, 'a> {
                 _ => return Err(ops::no_such_overload()),
             },
         };
-        if a.quals.is_empty() {
+        self.qualify_all(obj, &a.quals, false)
+    }
+
+    /// Applies `quals` in order to `obj` (unwrapping an optional `obj` first).
+    pub(super) fn qualify_all(
+        &mut self,
+        mut obj: Value<'a>,
+        quals: &[Qual],
+        mut optional: bool,
+    ) -> Outcome<'a> {
+        if quals.is_empty() {
             return Ok(obj);
         }
-        let mut optional = false;
         if let Value::Optional(inner) = &obj {
             match inner {
                 None => return Ok(obj),
@@ -145,7 +157,7 @@ impl<'a> Frame<'_, 'a> {
                 }
             }
         }
-        for q in &a.quals {
+        for q in quals {
             optional |= q.optional;
             match self.select_field(&obj, q, optional) {
                 Some(Ok(Selected::Value(v))) => {

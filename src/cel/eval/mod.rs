@@ -9,6 +9,7 @@ mod fold;
 pub mod gotime;
 pub mod json;
 mod konst;
+mod lazy;
 mod node;
 pub mod ops;
 mod plan;
@@ -24,6 +25,15 @@ pub use json::{from_json, try_from_json};
 use crate::cel::checked::Checked;
 use crate::cel::env::Env;
 use crate::cel::value::{EvalError, Value};
+
+/// Values computed on demand by whoever evaluates a plan: kube's composited
+/// `variables` (a lazily evaluated map, `pkg/cel/lazy`), each field computed on its
+/// first access and kept for the rest of the evaluation context.
+pub trait Lazy<'a> {
+    /// The value of field `name`, computing it if needed; `None` if there is no such
+    /// field. Its cost is the implementor's to account for, not the caller's tracker's.
+    fn field(&mut self, name: &str) -> Option<Result<Value<'a>, EvalError>>;
+}
 
 /// A rule planned for evaluation.
 #[derive(Debug)]
@@ -47,7 +57,20 @@ impl Plan {
     /// Fails as cel-go's program creation does (an invalid constant regex or a constant
     /// conversion that errors).
     pub fn new(checked: &Checked, env: &Env, vars: &[&str]) -> Result<Plan, String> {
+        Plan::with_lazy(checked, env, vars, None)
+    }
+
+    /// As [`Plan::new`], with the root variable named `lazy` (one of `vars`) read
+    /// through the [`Lazy`] given to [`Plan::evaluate_lazy`]: `lazy.<field>` asks it for
+    /// the field (a qualifier's cost), other uses of the variable are errors.
+    pub fn with_lazy(
+        checked: &Checked,
+        env: &Env,
+        vars: &[&str],
+        lazy: Option<&str>,
+    ) -> Result<Plan, String> {
         let mut planner = plan::Planner::new(checked, env, vars);
+        planner.lazy = lazy.and_then(|name| vars.iter().position(|v| *v == name));
         let root = planner.plan(&checked.ast.expr)?;
         Ok(Plan {
             root,
@@ -69,6 +92,25 @@ impl Plan {
         vars: &[Value<'a>],
         tracker: &mut CostTracker,
     ) -> Result<Value<'a>, EvalError> {
+        self.run(vars, tracker, None)
+    }
+
+    /// As [`Plan::evaluate`], the lazy variable's fields read from `lazy`.
+    pub fn evaluate_lazy<'t, 'a>(
+        &self,
+        vars: &[Value<'a>],
+        tracker: &'t mut CostTracker,
+        lazy: &'t mut (dyn Lazy<'a> + 't),
+    ) -> Result<Value<'a>, EvalError> {
+        self.run(vars, tracker, Some(lazy))
+    }
+
+    fn run<'t, 'a>(
+        &self,
+        vars: &[Value<'a>],
+        tracker: &'t mut CostTracker,
+        lazy: Option<&'t mut (dyn Lazy<'a> + 't)>,
+    ) -> Result<Value<'a>, EvalError> {
         let mut slots = exec::Slots::with_capacity(self.slots, || None);
         for v in vars.iter().take(self.roots) {
             slots.push(Some(Ok(v.clone())));
@@ -80,6 +122,7 @@ impl Plan {
             slots,
             tracker,
             presence_test_has_cost: self.presence_test_has_cost,
+            lazy,
         };
         frame.eval(&self.root)
     }

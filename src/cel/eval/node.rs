@@ -75,6 +75,9 @@ pub(super) enum Base {
     /// A comprehension accumulator, initialized by `init` on its first reference (cel-go's
     /// `folder.ResolveName`): an initializer no evaluation reads is never evaluated.
     LazySlot { slot: usize, init: Box<Node> },
+    /// The root variable read through [`super::Lazy`] (kube's composited `variables`):
+    /// its first qualifier names the field.
+    Lazy,
     /// Any other expression, evaluated with its own costs.
     Relative(Node),
     /// `c ? t : f`: the branches are resolved without their own watch cost.

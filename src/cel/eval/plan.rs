@@ -24,6 +24,8 @@ pub(super) struct Planner<'c> {
     /// Accumulator slots in scope with their initializers, evaluated on first reference.
     accumulators: Vec<(usize, Node)>,
     pub slots: usize,
+    /// The root slot read through [`super::Lazy`], if any.
+    pub lazy: Option<usize>,
 }
 
 const TYPE_CONVERSIONS: [&str; 10] = [
@@ -51,6 +53,7 @@ impl<'c> Planner<'c> {
                 .collect(),
             accumulators: Vec::new(),
             slots: vars.len(),
+            lazy: None,
         }
     }
 
@@ -131,6 +134,7 @@ impl<'c> Planner<'c> {
                 slot,
                 init: Box::new(init.clone()),
             },
+            None if self.lazy == Some(slot) => Base::Lazy,
             None => Base::Slot(slot),
         };
         Ok(Node::Attr(Box::new(Attr {
@@ -372,6 +376,7 @@ fn run_constant(node: &Node) -> Result<Value<'static>, EvalError> {
         slots: super::exec::Slots::with_capacity(0, || None),
         tracker: &mut tracker,
         presence_test_has_cost: false,
+        lazy: None,
     };
     frame.eval(node)
 }

@@ -86,6 +86,32 @@ pub type Outcome = (Vec<PolicyError>, Option<ApiError>);
 pub struct Selection<K: PolicyKind> {
     pub invocations: Vec<Invocation<K>>,
     pub errors: Vec<PolicyError>,
+    /// Both in the order they were met (policy by policy, binding by binding), which
+    /// kube's validating dispatcher keeps: its first denial may be either.
+    pub order: Vec<Picked>,
+}
+
+/// One entry of [`Selection::order`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Picked {
+    /// `invocations[i]`.
+    Invocation(usize),
+    /// `errors[i]`, with the configuration error as met (before kube's `failed to
+    /// configure policy:` / `binding:` prefix).
+    Error(usize, String),
+}
+
+impl<K: PolicyKind> Selection<K> {
+    fn error(&mut self, hook: &PolicyHook<K>, binding: Option<&BindingHook<K>>, error: String) {
+        self.order
+            .push(Picked::Error(self.errors.len(), error.clone()));
+        self.errors.push(config_error(hook, binding, error));
+    }
+
+    fn invocation(&mut self, invocation: Invocation<K>) {
+        self.order.push(Picked::Invocation(self.invocations.len()));
+        self.invocations.push(invocation);
+    }
 }
 
 fn config_error<K: PolicyKind>(
@@ -138,6 +164,7 @@ pub async fn select<K: PolicyKind>(
     let mut selection = Selection {
         invocations: Vec::new(),
         errors: Vec::new(),
+        order: Vec::new(),
     };
     for hook in &hooks.hooks {
         let matched = match hook.matcher.as_ref() {
@@ -148,14 +175,14 @@ pub async fn select<K: PolicyKind>(
         };
         let matched = match matched {
             Err(error) => {
-                selection.errors.push(config_error(hook, None, error));
+                selection.error(hook, None, error);
                 continue;
             }
             Ok(None) => continue,
             Ok(Some(m)) => m,
         };
         if let Some(error) = configuration_error(hook).await {
-            selection.errors.push(config_error(hook, None, error));
+            selection.error(hook, None, error);
             continue;
         }
         for binding in &hook.bindings {
@@ -169,9 +196,7 @@ pub async fn select<K: PolicyKind>(
             };
             match applies {
                 Err(error) => {
-                    selection
-                        .errors
-                        .push(config_error(hook, Some(binding), error));
+                    selection.error(hook, Some(binding), error);
                     continue;
                 }
                 Ok(false) => continue,
@@ -186,18 +211,18 @@ pub async fn select<K: PolicyKind>(
             let param_ref = binding.param_ref.as_ref();
             let kind = hook.param_kind.as_ref();
             match collect_params(kind, store, param_ref, request.namespace).await {
-                Err(error) => selection
-                    .errors
-                    .push(config_error(hook, Some(binding), error)),
-                Ok(params) => selection
-                    .invocations
-                    .extend(params.into_iter().map(|param| Invocation {
-                        hook: hook.clone(),
-                        binding: binding.clone(),
-                        param,
-                        kind: matched.kind.clone(),
-                        resource: matched.resource.clone(),
-                    })),
+                Err(error) => selection.error(hook, Some(binding), error),
+                Ok(params) => {
+                    for param in params {
+                        selection.invocation(Invocation {
+                            hook: hook.clone(),
+                            binding: binding.clone(),
+                            param,
+                            kind: matched.kind.clone(),
+                            resource: matched.resource.clone(),
+                        });
+                    }
+                }
             }
         }
     }

@@ -16,15 +16,17 @@ pub struct MutatingPolicies;
 impl PolicyKind for ValidatingPolicies {
     type Policy = ValidatingAdmissionPolicy;
     type Binding = ValidatingAdmissionPolicyBinding;
-    // glued by the lead to validating::Validator
-    type Compiled = ();
+    type Compiled = crate::admission::policy::validating::Validator;
     const KIND: &'static str = "ValidatingAdmissionPolicy";
     const RESOURCES: (&'static str, &'static str) = (
         "validatingadmissionpolicies",
         "validatingadmissionpolicybindings",
     );
 
-    fn compile(_policy: &ValidatingAdmissionPolicy) {}
+    fn compile(policy: &ValidatingAdmissionPolicy) -> Self::Compiled {
+        let spec = policy.spec.clone().unwrap_or_default();
+        crate::admission::policy::validating::Validator::compile(&spec)
+    }
 
     fn policy(policy: &ValidatingAdmissionPolicy) -> PolicyView<'_> {
         let spec = policy.spec.as_ref();

@@ -146,7 +146,9 @@ pub async fn collect_params(
         (Some(_), name) if !name.is_empty() => {
             return Err("paramRef.name and paramRef.selector are mutually exclusive".to_string());
         }
-        (None, name) if !name.is_empty() => store.get(read_namespace, name).await?.into_iter().collect(),
+        (None, name) if !name.is_empty() => {
+            store.get(read_namespace, name).await?.into_iter().collect()
+        }
         (Some(selector), _) => {
             let selector = LabelSelector::from_metav1(selector)?;
             store.list(read_namespace, &selector).await?

@@ -11,9 +11,11 @@ use super::dispatch::Invocation;
 use super::dispatch::{Outcome, Selection, select};
 use super::kind::PolicyKind;
 use super::source::Source;
+use crate::admission::metrics::AdmissionMetrics;
 use crate::admission::namespace::NamespaceLifecycle;
 use crate::admission::webhook::dispatch::RequestFacts;
 use crate::admission::{Attributes, forbidden};
+use crate::cel::lib::authz::Authorizer;
 use crate::error::ApiError;
 
 /// kube's `timeToWaitForReady`, as the webhooks wait.
@@ -22,8 +24,12 @@ const READY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 /// The state of one policy plugin (MutatingAdmissionPolicy or ValidatingAdmissionPolicy).
 pub struct Policies<K: PolicyKind> {
     pub source: Source<K>,
-    /// The namespaces followed for NamespaceLifecycle, whose labels selectors read.
+    /// The namespaces followed for NamespaceLifecycle, whose labels selectors read and
+    /// whose objects are `namespaceObject`.
     pub namespaces: NamespaceLifecycle,
+    /// What `authorizer` checks in expressions ask (the server's authorizer).
+    pub authorizer: Arc<dyn Authorizer + Send + Sync>,
+    pub metrics: AdmissionMetrics,
 }
 
 impl<K: PolicyKind> Policies<K> {

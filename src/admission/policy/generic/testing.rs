@@ -103,7 +103,11 @@ impl ParamStore for MemoryStore {
             .find(|(ns, o)| ns == namespace && o["metadata"]["name"].as_str() == Some(name));
         Ok(found.map(|(_, o)| Arc::new(o.clone())))
     }
-    async fn list(&self, namespace: &str, selector: &LabelSelector) -> Result<Vec<Arc<Value>>, String> {
+    async fn list(
+        &self,
+        namespace: &str,
+        selector: &LabelSelector,
+    ) -> Result<Vec<Arc<Value>>, String> {
         let empty = serde_json::Map::new();
         let selected = self.objects.iter().filter(|(ns, o)| {
             let labels = o["metadata"]["labels"].as_object().unwrap_or(&empty);

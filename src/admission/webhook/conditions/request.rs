@@ -18,6 +18,9 @@ pub struct ConditionInput<'a> {
     /// `matchPolicy: Equivalent`, the equivalent kind).
     pub kind: Gvk<'a>,
     pub request_kind: Gvk<'a>,
+    /// `request.resource`: the request's own resource for webhooks (kube puts it there
+    /// rather than the equivalent one), the matched resource for admission policies.
+    pub resource: Gvr<'a>,
     /// The request's resource. kube puts it in `request.resource` too (not the
     /// equivalent one), and `authorizer.requestResource` checks it.
     pub request_resource: Gvr<'a>,
@@ -39,7 +42,7 @@ pub struct ConditionInput<'a> {
 pub fn request_json(input: &ConditionInput<'_>) -> Json {
     let mut request = Map::new();
     request.insert("kind".into(), gvk(input.kind));
-    request.insert("resource".into(), gvr(input.request_resource));
+    request.insert("resource".into(), gvr(input.resource));
     put_nonempty(&mut request, "subResource", input.sub_resource);
     request.insert("requestKind".into(), gvk(input.request_kind));
     request.insert("requestResource".into(), gvr(input.request_resource));

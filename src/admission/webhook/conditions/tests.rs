@@ -61,6 +61,7 @@ fn input<'a>(
     ConditionInput {
         kind: V2,
         request_kind: V1,
+        resource: CRONTABS,
         request_resource: CRONTABS,
         sub_resource: "status",
         name: "c1",

@@ -168,7 +168,11 @@ impl HostStore {
 
     /// kube's `getParamDirectly`: `name` asked of the host, bounded by
     /// [`DIRECT_GET_TIMEOUT`]; not found while the kind is not discovered.
-    async fn get_directly(&self, namespace: &str, name: &str) -> Result<Option<Arc<Value>>, String> {
+    async fn get_directly(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Option<Arc<Value>>, String> {
         let Some((client, resource)) = self.direct.get() else {
             return Ok(None);
         };
@@ -190,12 +194,16 @@ impl HostStore {
 impl Sink<DynamicObject> for HostStore {
     fn replace(&self, listed: Vec<DynamicObject>) {
         let gvk = &self.gvk;
-        *self.objects_mut() = listed.into_iter().map(|o| (key(&o), json(gvk, o))).collect();
+        *self.objects_mut() = listed
+            .into_iter()
+            .map(|o| (key(&o), json(gvk, o)))
+            .collect();
         self.synced.send_replace(true);
         self.ready.send_replace(true);
     }
     fn upsert(&self, object: DynamicObject) {
-        self.objects_mut().insert(key(&object), json(&self.gvk, object));
+        self.objects_mut()
+            .insert(key(&object), json(&self.gvk, object));
     }
     fn remove(&self, object: DynamicObject) {
         self.objects_mut().remove(&key(&object));

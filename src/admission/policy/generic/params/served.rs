@@ -47,13 +47,21 @@ pub struct ServedStore {
 /// Whether `object`'s labels are selected.
 fn selected(selector: &LabelSelector, object: &Value) -> bool {
     let empty = serde_json::Map::new();
-    let labels = object.pointer("/metadata/labels").and_then(Value::as_object);
+    let labels = object
+        .pointer("/metadata/labels")
+        .and_then(Value::as_object);
     selector.matches(labels.unwrap_or(&empty))
 }
 
-fn decode(resource: &ServedResource, version: &ServedVersion, kv: &KeyValue) -> Result<Arc<Value>, String> {
+fn decode(
+    resource: &ServedResource,
+    version: &ServedVersion,
+    kv: &KeyValue,
+) -> Result<Arc<Value>, String> {
     let object = crate::crd::served::decode(resource, version, &kv.value, kv.mod_revision);
-    object.map(Arc::new).map_err(|e| format!("decoding {}: {e}", kv.key))
+    object
+        .map(Arc::new)
+        .map_err(|e| format!("decoding {}: {e}", kv.key))
 }
 
 impl ServedStore {

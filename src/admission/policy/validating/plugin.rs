@@ -1,0 +1,208 @@
+//! The ValidatingAdmissionPolicy plugin's validating phase (kube's
+//! `validating.Plugin.Validate`): the policies selected for the request (matching,
+//! bindings, params, in kube's order), each invocation's inputs in the version it
+//! matched, the dispatcher's verdict, and its denial as kube's Status.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::dispatcher::{Denial, Entry, Invocation as Validation, dispatch};
+use super::validator::ValidateInput;
+use crate::admission::policy::generic::dispatch::{Invocation, Picked, Selection};
+use crate::admission::policy::generic::hooks::FailurePolicy;
+use crate::admission::policy::generic::kinds::ValidatingPolicies;
+use crate::admission::policy::generic::plugin::Policies;
+use crate::admission::webhook::call::{request_kind, request_resource};
+use crate::admission::webhook::conditions::{ConditionInput, Gvk, Gvr, authz_user, request_json};
+use crate::admission::{Attributes, blocking, forbidden};
+use crate::cel::lib::authz::{Authorizer, authorizer_value, request_resource_value};
+use crate::error::ApiError;
+
+/// What one invocation evaluates against, owned for the length of the dispatch.
+struct Prepared<'o> {
+    object: Option<Cow<'o, Value>>,
+    old_object: Option<Cow<'o, Value>>,
+    params: Option<Cow<'o, Value>>,
+    /// `request` with the matched resource and kind.
+    request: Value,
+    /// `request` as matchConditions see it: the request's own resource.
+    match_request: Value,
+}
+
+impl<'o> Prepared<'o> {
+    fn new(
+        invocation: &'o Invocation<ValidatingPolicies>,
+        attributes: &Attributes<'_>,
+        object: Option<&'o Value>,
+        old_object: Option<&'o Value>,
+    ) -> Prepared<'o> {
+        let kind = Gvk {
+            group: &invocation.kind.group,
+            version: &invocation.kind.version,
+            kind: &invocation.kind.kind,
+        };
+        let resource = Gvr {
+            group: &invocation.resource.group,
+            version: &invocation.resource.version,
+            resource: &invocation.resource.resource,
+        };
+        let options = attributes.options.to_json();
+        let input = ConditionInput {
+            kind,
+            request_kind: request_kind(attributes),
+            resource,
+            request_resource: request_resource(attributes),
+            sub_resource: attributes.subresource,
+            name: attributes.name,
+            namespace: attributes.namespace,
+            operation: attributes.operation.as_str(),
+            user: attributes.user,
+            dry_run: attributes.dry_run,
+            options: options.as_ref(),
+            object: None,
+            old_object: None,
+        };
+        let request = request_json(&input);
+        let match_request = request_json(&ConditionInput {
+            resource: request_resource(attributes),
+            ..input
+        });
+        Prepared {
+            object: object.map(|o| invocation.versioned(o)),
+            old_object: old_object.map(|o| invocation.versioned(o)),
+            params: invocation
+                .param
+                .as_deref()
+                .map(|p| typed_param(p, invocation)),
+            request,
+            match_request,
+        }
+    }
+}
+
+/// kube's `wrappedParam`: a param without `apiVersion` and `kind` is given those of the
+/// policy's `paramKind`.
+fn typed_param<'p>(
+    param: &'p Value,
+    invocation: &Invocation<ValidatingPolicies>,
+) -> Cow<'p, Value> {
+    let typed = param.get("apiVersion").is_some() || param.get("kind").is_some();
+    let Some(kind) = invocation.hook.param_kind.as_ref().filter(|_| !typed) else {
+        return Cow::Borrowed(param);
+    };
+    let mut wrapped = param.clone();
+    if let Some(fields) = wrapped.as_object_mut() {
+        fields.insert("apiVersion".into(), json!(kind.api_version));
+        fields.insert("kind".into(), json!(kind.kind));
+    }
+    Cow::Owned(wrapped)
+}
+
+/// The plugin's `Validate` for the request's `object` (absent on delete).
+pub async fn validate(
+    policies: &Policies<ValidatingPolicies>,
+    attributes: &Attributes<'_>,
+    object: Option<&Value>,
+) -> Result<(), ApiError> {
+    let Some(selection) = policies.select(attributes, object).await? else {
+        return Ok(());
+    };
+    if selection.order.is_empty() {
+        return Ok(());
+    }
+    let namespace = match attributes.namespace {
+        "" => None,
+        name => policies.namespaces.object(name),
+    };
+    let authorizer: Arc<dyn Authorizer> = policies.authorizer.clone();
+    let metrics = &policies.metrics.validating_policy;
+    // The authorizer library asks the cluster synchronously, as kube's does.
+    let denial = blocking(|| {
+        let prepared: Vec<Prepared<'_>> = (selection.invocations.iter())
+            .map(|i| Prepared::new(i, attributes, object, attributes.old_object))
+            .collect();
+        let entries = entries(
+            &selection,
+            &prepared,
+            attributes,
+            namespace.as_deref(),
+            &authorizer,
+        );
+        dispatch(&entries, attributes.recorder, metrics)
+    });
+    match denial {
+        None => Ok(()),
+        Some(denial) => Err(refused(attributes, object, denial)),
+    }
+}
+
+/// The dispatcher's entries in kube's order.
+fn entries<'a>(
+    selection: &'a Selection<ValidatingPolicies>,
+    prepared: &'a [Prepared<'a>],
+    attributes: &Attributes<'a>,
+    namespace: Option<&'a Value>,
+    authorizer: &Arc<dyn Authorizer>,
+) -> Vec<Entry<'a>> {
+    let user = authz_user(attributes.user);
+    let resource = [
+        attributes.group,
+        attributes.resource,
+        attributes.subresource,
+        attributes.namespace,
+        attributes.name,
+    ];
+    let entry = |picked: &'a Picked| match picked {
+        Picked::Invocation(i) => {
+            let (invocation, inputs) = (&selection.invocations[*i], &prepared[*i]);
+            let authorizers = (
+                authorizer_value(user.clone(), authorizer.clone()),
+                request_resource_value(user.clone(), authorizer.clone(), resource),
+            );
+            Entry::Invocation(Validation {
+                policy: &invocation.hook.name,
+                binding: &invocation.binding.name,
+                validation_actions: &invocation.binding.binding.spec.validation_actions,
+                validator: &invocation.hook.compiled,
+                input: ValidateInput {
+                    object: inputs.object.as_deref(),
+                    old_object: inputs.old_object.as_deref(),
+                    params: inputs.params.as_deref(),
+                    namespace_object: namespace,
+                    request: &inputs.request,
+                    match_request: &inputs.match_request,
+                    authorizer: Some(authorizers),
+                },
+            })
+        }
+        Picked::Error(i, raw) => {
+            let error = &selection.errors[*i];
+            Entry::ConfigError {
+                policy: &error.policy,
+                binding: error.binding.as_deref(),
+                failure_policy: Some(match error.failure_policy {
+                    FailurePolicy::Fail => "Fail",
+                    FailurePolicy::Ignore => "Ignore",
+                }),
+                error: raw.clone(),
+            }
+        }
+    };
+    selection.order.iter().map(entry).collect()
+}
+
+/// kube's denial: `admission.NewForbidden` with the dispatcher's message, then its
+/// reason and code, and the message as the one cause.
+fn refused(attributes: &Attributes<'_>, object: Option<&Value>, denial: Denial) -> ApiError {
+    let mut status = forbidden(attributes, object, &denial.message).to_status();
+    status["reason"] = json!(denial.reason);
+    status["code"] = json!(denial.code);
+    let cause = json!({"message": denial.message});
+    match status["details"]["causes"].as_array_mut() {
+        Some(causes) => causes.push(cause),
+        None => status["details"]["causes"] = json!([cause]),
+    }
+    ApiError::Rejected(Box::new(status))
+}
