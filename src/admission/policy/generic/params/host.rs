@@ -353,3 +353,6 @@ impl ParamSources for HostParams {
         });
     }
 }
+
+#[cfg(test)]
+mod tests;
