@@ -227,7 +227,7 @@ async fn served_params_ours_from_storage_others_from_host() {
     let config_map = kind("v1", "ConfigMap").gvk;
     assert_eq!(
         *host.ensured.lock().unwrap(),
-        [config_map.clone()],
+        std::slice::from_ref(&config_map),
         "only the host's kind"
     );
     params.retain(&[gvk("v2", "Tier"), config_map.clone()]);
