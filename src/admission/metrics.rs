@@ -133,9 +133,11 @@ fn yes(rejected: bool) -> &'static str {
 impl AdmissionMetrics {
     /// Admission's metrics, served on `/metrics` through `metrics`.
     pub fn register(metrics: &mut Metrics) -> AdmissionMetrics {
-        let mut m = AdmissionMetrics::default();
-        m.validating_policy =
-            crate::admission::policy::validating::metrics::ValidatingMetrics::register(metrics);
+        let m = AdmissionMetrics {
+            validating_policy:
+                crate::admission::policy::validating::metrics::ValidatingMetrics::register(metrics),
+            ..AdmissionMetrics::default()
+        };
         // kube's HELP texts (the client library adds the final period).
         metrics.register(
             "apiserver_admission_step_admission_duration_seconds",

@@ -55,7 +55,7 @@ impl TypeWarnings {
             tracing::warn!(
                 policy,
                 field_ref = %w.field_ref,
-                warning = %w.warning,
+                warning = ?w.warning,
                 "ValidatingAdmissionPolicy type checking warning"
             );
         }
