@@ -133,10 +133,9 @@ fn yes(rejected: bool) -> &'static str {
 impl AdmissionMetrics {
     /// Admission's metrics, served on `/metrics` through `metrics`.
     pub fn register(metrics: &mut Metrics) -> AdmissionMetrics {
-        let validating_policy =
-            crate::admission::policy::validating::metrics::ValidatingMetrics::register(metrics);
         let m = AdmissionMetrics {
-            validating_policy,
+            validating_policy:
+                crate::admission::policy::validating::metrics::ValidatingMetrics::register(metrics),
             ..AdmissionMetrics::default()
         };
         // kube's HELP texts (the client library adds the final period).

@@ -15,6 +15,7 @@ use crate::admission::policy::generic::params::host::HostParams;
 use crate::admission::policy::generic::params::served::{OwnStorage, ServedParams};
 use crate::admission::policy::generic::plugin::Policies;
 use crate::admission::policy::generic::source::{ParamSources, Source as PolicySource};
+use crate::admission::policy::validating::typecheck::warnings::TypeChecks;
 use crate::admission::webhook::dispatch::Webhooks;
 use crate::admission::webhook::source::Source;
 use crate::admission::webhook::transport::{
@@ -170,6 +171,7 @@ async fn admission_chain(
     authorizer: &Arc<Authorizer>,
     metrics: AdmissionMetrics,
     own: OwnStorage,
+    catalog: &Arc<Catalog>,
 ) -> Result<admission::Chain, StartError> {
     let kubeconfig = config.flags.auth.kubeconfig.as_deref();
     let delegation = |e: crate::cluster::client::ClientError| StartError::Delegation(e.to_string());
@@ -201,7 +203,13 @@ async fn admission_chain(
         metrics: metrics.clone(),
         authorizer: cel_authorizer.clone(),
     });
-    let (mutating, validating) = policy_sources(kubeconfig, own).await.map_err(delegation)?;
+    let type_checks = Arc::new(TypeChecks {
+        catalog: catalog.clone(),
+        warnings: metrics.validating_policy.type_warnings.clone(),
+    });
+    let (mutating, validating) = policy_sources(kubeconfig, own, type_checks)
+        .await
+        .map_err(delegation)?;
     let mutating = Policies {
         source: mutating,
         namespaces: namespaces.clone(),
@@ -226,10 +234,12 @@ async fn admission_chain(
 
 /// The admission policies of the cluster `--kubeconfig` (else in-cluster) names, both
 /// kinds over the same client and param stores (our own kinds read from `own`, the
-/// others from the host); none without a cluster.
+/// others from the host), ValidatingAdmissionPolicies type checked by `type_checks`; none
+/// without a cluster.
 async fn policy_sources(
     kubeconfig: Option<&std::path::Path>,
     own: OwnStorage,
+    type_checks: Arc<TypeChecks>,
 ) -> Result<
     (
         PolicySource<MutatingPolicies>,
@@ -249,7 +259,7 @@ async fn policy_sources(
     });
     Ok((
         PolicySource::follow(client.clone(), params.clone()),
-        PolicySource::follow(client, params),
+        PolicySource::follow_with_hook(client, params, Some(type_checks)),
     ))
 }
 
@@ -281,7 +291,7 @@ pub async fn run(
         store: store.clone(),
         keys: keys.clone(),
     };
-    let admission = admission_chain(&config, &authorizer, admission_metrics, own).await?;
+    let admission = admission_chain(&config, &authorizer, admission_metrics, own, &catalog).await?;
     let inflight = InFlight::new(
         flags.limits.max_requests_inflight,
         flags.limits.max_mutating_requests_inflight,
