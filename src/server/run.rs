@@ -253,13 +253,18 @@ async fn policy_sources(
         );
         return Ok((PolicySource::none(), PolicySource::none()));
     };
-    let params: Arc<dyn ParamSources> = Arc::new(ServedParams {
-        storage: own,
-        host: Arc::new(HostParams::new(client.clone())),
-    });
+    // Each plugin its own param informers, as kube's policy sources have: one source's
+    // `retain` must not stop the informer another source's policies still read.
+    let params = |own: OwnStorage| -> Arc<dyn ParamSources> {
+        Arc::new(ServedParams {
+            storage: own,
+            host: Arc::new(HostParams::new(client.clone())),
+        })
+    };
+    let (mutating, validating) = (params(own.clone()), params(own));
     Ok((
-        PolicySource::follow(client.clone(), params.clone()),
-        PolicySource::follow_with_hook(client, params, Some(type_checks)),
+        PolicySource::follow(client.clone(), mutating),
+        PolicySource::follow_with_hook(client.clone(), validating, Some(type_checks)),
     ))
 }
 
