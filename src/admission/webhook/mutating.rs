@@ -16,8 +16,8 @@ use super::hook::{FailurePolicy, Hook, Reinvocation};
 use super::matching::Invocation;
 use super::review::{Phase, Response};
 use crate::admission::Attributes;
-use crate::admission::reinvocation::ReinvocationContext;
 use crate::admission::metrics::{RejectionType, WebhookCall};
+use crate::admission::reinvocation::ReinvocationContext;
 use crate::error::ApiError;
 use crate::request::gojson::jsonpatch;
 

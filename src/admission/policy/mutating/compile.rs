@@ -57,7 +57,10 @@ pub fn compile_mutations(policy: &MutatingAdmissionPolicy) -> CompiledMutations 
         ..decls
     };
     let mut compiler = Compiler::new();
-    for v in spec.and_then(|s| s.variables.as_deref()).unwrap_or_default() {
+    for v in spec
+        .and_then(|s| s.variables.as_deref())
+        .unwrap_or_default()
+    {
         compiler.compile_variable(&v.name, &v.expression, decls);
     }
     let match_conditions = spec
@@ -84,7 +87,8 @@ pub fn compile_mutations(policy: &MutatingAdmissionPolicy) -> CompiledMutations 
                 _ => return None,
             };
             let source = expression.unwrap_or_default();
-            let expression = compiler.compile(&source, patch_decls, ExpressionOutput::Patch(output));
+            let expression =
+                compiler.compile(&source, patch_decls, ExpressionOutput::Patch(output));
             Some(Patcher { output, expression })
         })
         .collect();

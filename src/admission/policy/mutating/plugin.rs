@@ -91,12 +91,16 @@ impl Dispatcher<'_> {
         for invocation in invocations {
             let compiled = &invocation.hook.compiled;
             if let Some(error) = patcher_count_error(&invocation.hook.name, compiled) {
-                reinvoke.policies.set_last_invocation_output(current.as_ref());
+                reinvoke
+                    .policies
+                    .set_last_invocation_output(current.as_ref());
                 return ((errors, Some(ApiError::Internal(error))), current);
             }
             match self.invocation(invocation, current.as_ref(), reinvoke) {
                 Err(refusal) => {
-                    reinvoke.policies.set_last_invocation_output(current.as_ref());
+                    reinvoke
+                        .policies
+                        .set_last_invocation_output(current.as_ref());
                     return ((errors, Some(refusal)), current);
                 }
                 Ok((next, failures)) => {
@@ -107,7 +111,9 @@ impl Dispatcher<'_> {
                 }
             }
         }
-        reinvoke.policies.set_last_invocation_output(current.as_ref());
+        reinvoke
+            .policies
+            .set_last_invocation_output(current.as_ref());
         ((errors, None), current)
     }
 

@@ -131,9 +131,8 @@ fn mutation_without_object_not_run() {
 
 #[test]
 fn compile_mutations_reinvocation_and_missing_bodies_as_kube() {
-    let compiled = compile_mutations(
-        &policy(
-            json!([ac("Object{}"), {"patchType": "JSONPatch"}]),
+    let compiled = compile_mutations(&policy(
+        json!([ac("Object{}"), {"patchType": "JSONPatch"}]),
         Some("IfNeeded"),
     ));
     assert_eq!(compiled.reinvocation, ReinvocationPolicy::IfNeeded);
@@ -147,7 +146,12 @@ fn compile_mutations_reinvocation_and_missing_bodies_as_kube() {
     assert_eq!(patcher_count_error("p", &never), None);
     let wrong = compile_mutations(&policy(json!([ac("object")]), None));
     assert_eq!(
-        wrong.patchers[0].expression.program.as_ref().err().map(String::as_str),
+        wrong.patchers[0]
+            .expression
+            .program
+            .as_ref()
+            .err()
+            .map(String::as_str),
         Some("must evaluate to Object but got dyn")
     );
 }
