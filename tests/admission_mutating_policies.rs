@@ -16,6 +16,8 @@ mod webhook;
 #[path = "common/webhook_host.rs"]
 mod webhook_host;
 
+use std::time::Duration;
+
 use common::Server;
 use fake_kube::FakeKube;
 use serde_json::{Value, json};
@@ -234,6 +236,14 @@ async fn failure_policy_fail_denies_ignore_admits_unmutated() {
     assert_eq!(code, 201, "{body}");
     let object = stored(&server, "fp1").await.unwrap();
     assert_eq!(object["spec"], crontab("fp1", &[])["spec"], "unmutated");
+    // kube's mutating admission policy metrics: one check per mutation run.
+    let metrics = server.metrics().await;
+    for policy in ["fails", "ignores"] {
+        let line = format!(
+            "apiserver_mutating_admission_policy_check_total{{policy=\"{policy}\",policy_binding=\"{policy}-binding\",error_type=\"invalid_error\"}} 1"
+        );
+        assert!(metrics.contains(&line), "{line} in\n{metrics}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -261,6 +271,22 @@ async fn params_from_configmap_applied_missing_denied() {
         ),
         missing,
     ]);
+    // The param kind's informer starts with the policy: its first list may come after
+    // the first request (reported as "paramKind kind ... not known"); wait for it with
+    // dry runs, which store nothing.
+    let probe = crontab("probe", &[("case", "params")]);
+    let url = server.url(&format!("{CRONTABS}?dryRun=All"));
+    common::eventually(Duration::from_secs(10), "params served", || async {
+        let response = server
+            .client()
+            .post(&url)
+            .json(&probe)
+            .send()
+            .await
+            .unwrap();
+        (response.status().as_u16() == 201).then_some(())
+    })
+    .await;
     let (code, body) = create(&server, "pa0", "params").await;
     assert_eq!(code, 201, "{body}");
     let object = stored(&server, "pa0").await.unwrap();

@@ -5,6 +5,8 @@
 //! runtime budget), its result applied and defaulted; a failing mutation is a
 //! configuration error of the invocation (kube's text) and the next one still runs.
 
+use std::time::{Duration, Instant};
+
 use serde_json::Value as Json;
 
 use super::compile::{CompiledMutations, Patcher};
@@ -98,14 +100,20 @@ pub fn matches(
     }
 }
 
-/// Runs every mutation in order on `object` (`None`: nothing to patch, as for DELETE);
-/// `default` is kube's object defaulter, run on each patched object.
+/// What runs around each mutation: kube's object defaulter on each patched object, and
+/// the metrics told of each mutation run (its error, how long it took).
+pub struct Hooks<'h> {
+    pub default: &'h dyn Fn(&mut Json),
+    pub observe: &'h dyn Fn(Option<&str>, Duration),
+}
+
+/// Runs every mutation in order on `object` (`None`: nothing to patch, as for DELETE).
 pub fn run_mutations(
     compiled: &CompiledMutations,
     ty: &TypeRef,
     object: Option<Json>,
     input: &InvocationInput<'_>,
-    default: &dyn Fn(&mut Json),
+    hooks: &Hooks<'_>,
 ) -> Outcome {
     let mut outcome = Outcome {
         object,
@@ -115,9 +123,12 @@ pub fn run_mutations(
         let Some(current) = &outcome.object else {
             continue;
         };
-        match run_one(compiled, patcher, ty, current, input) {
+        let started = Instant::now();
+        let result = run_one(compiled, patcher, ty, current, input);
+        (hooks.observe)(result.as_ref().err().map(String::as_str), started.elapsed());
+        match result {
             Ok(mut next) => {
-                default(&mut next);
+                (hooks.default)(&mut next);
                 outcome.object = Some(next);
             }
             Err(e) => outcome.errors.push(e),

@@ -10,7 +10,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::compile::ReinvocationPolicy;
-use super::evaluate::{InvocationInput, matches, patcher_count_error, run_mutations};
+use super::evaluate::{Hooks, InvocationInput, matches, patcher_count_error, run_mutations};
+use super::metrics::MutatingMetrics;
 use super::reinvocation::{Key, NamespacedName};
 use crate::admission::policy::generic::dispatch::{Invocation, Outcome, PolicyError};
 use crate::admission::policy::generic::kinds::MutatingPolicies;
@@ -45,6 +46,7 @@ pub async fn admit(
     };
     let dispatcher = Dispatcher {
         attributes,
+        metrics: &policies.metrics.mutating_policy,
         namespace: namespace.as_deref(),
         authorizer: policies.authorizer.clone(),
     };
@@ -68,6 +70,7 @@ pub async fn admit(
 
 struct Dispatcher<'a> {
     attributes: &'a Attributes<'a>,
+    metrics: &'a MutatingMetrics,
     namespace: Option<&'a Value>,
     authorizer: Arc<dyn Authorizer + Send + Sync>,
 }
@@ -173,7 +176,15 @@ impl Dispatcher<'_> {
                 crate::schema::default::default(o, &version.structural);
             }
         };
-        let outcome = run_mutations(compiled, &ty, versioned.clone(), &input, &default);
+        let (policy, binding) = (&invocation.hook.name, &invocation.binding.name);
+        let observe = |error: Option<&str>, elapsed| {
+            (self.metrics).observe(policy, binding, error, elapsed);
+        };
+        let hooks = Hooks {
+            default: &default,
+            observe: &observe,
+        };
+        let outcome = run_mutations(compiled, &ty, versioned.clone(), &input, &hooks);
         if outcome.object != versioned {
             reinvoke.policies.require_reinvoking_previously_invoked();
             reinvoke.should_reinvoke = true;

@@ -6,7 +6,7 @@ use k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicy;
 use serde_json::{Value as Json, json};
 
 use super::compile::{ReinvocationPolicy, compile_mutations};
-use super::evaluate::{InvocationInput, Outcome, patcher_count_error, run_mutations};
+use super::evaluate::{Hooks, InvocationInput, Outcome, patcher_count_error, run_mutations};
 use crate::schema::Schema;
 use crate::schema::typed::resource_type;
 
@@ -19,6 +19,11 @@ fn policy(mutations: Json, reinvocation: Option<&str>) -> MutatingAdmissionPolic
     }))
     .unwrap()
 }
+
+const NO_HOOKS: Hooks<'static> = Hooks {
+    default: &|_| {},
+    observe: &|_, _| {},
+};
 
 fn object() -> Json {
     json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
@@ -42,7 +47,7 @@ fn run(mutations: Json) -> Outcome {
         namespace_object: None,
         authorizer: None,
     };
-    run_mutations(&compiled, &ty, Some(object()), &input, &|_| {})
+    run_mutations(&compiled, &ty, Some(object()), &input, &NO_HOOKS)
 }
 
 fn ac(e: &str) -> Json {
@@ -124,7 +129,7 @@ fn mutation_without_object_not_run() {
     };
     let ty = resource_type(&Schema::parse(&json!({"type": "object"})));
     assert_eq!(
-        run_mutations(&compiled, &ty, None, &input, &|_| {}),
+        run_mutations(&compiled, &ty, None, &input, &NO_HOOKS),
         Outcome::default()
     );
 }
