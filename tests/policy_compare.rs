@@ -88,6 +88,38 @@ fn host(scenario: &Value, webhook: &StubWebhook) -> FakeKube {
     fake
 }
 
+/// Steps whose answer kube draws by chance: `(scenario, step, the denial text kube could have
+/// put first instead of the recorded one)`. kube's validating dispatcher answers with its first
+/// denied decision only (message and the one cause), and orders the policies by a Go map
+/// iteration (policy_source.go `calculatePolicyData`), so with two denying policies either
+/// denial is kube's answer; we order by name. Every other part of the answer (code, reason,
+/// details, warnings) must still be the recording's. FINDINGS.md says more.
+const EITHER_DENIAL_FIRST: &[(&str, u64, &str)] = &[(
+    "vap_param_kind_missing",
+    2,
+    // The good policy denies mk3 (replicas 5) too; its reason is unset: 422 Invalid, as the
+    // recorded configuration error's.
+    "ValidatingAdmissionPolicy 'good' with binding 'good-binding' denied request: good policy says no",
+)];
+
+/// The recorded step and, for a step of [`EITHER_DENIAL_FIRST`], the same recording with the
+/// other denial first: each an answer kube could have given.
+fn answers_kube_could_give(scenario: &str, step: &Value) -> Vec<Value> {
+    let mut answers = vec![step.clone()];
+    let other = EITHER_DENIAL_FIRST
+        .iter()
+        .find(|(s, index, _)| *s == scenario && step["index"] == json!(index));
+    if let Some((_, _, other)) = other {
+        let causes = step["response"]["details"]["causes"].as_array().unwrap();
+        assert_eq!(causes.len(), 1, "kube answers its first denial only");
+        let recorded = causes[0]["message"].as_str().unwrap();
+        let mut alternative = step.clone();
+        masking::replace_in_strings(&mut alternative["response"], recorded, other);
+        answers.push(alternative);
+    }
+    answers
+}
+
 /// Replays `scenario`; returns the differences found.
 async fn replay(scenario: &str) -> Vec<String> {
     let scenarios = scenarios();
@@ -107,7 +139,18 @@ async fn replay(scenario: &str) -> Vec<String> {
             step["path"].as_str().unwrap()
         );
         let found = match send(&server, &step).await {
-            Ok(answer) => differences(&step, &answer, &webhook.take_reviews(), &at),
+            Ok(answer) => {
+                let reviews = webhook.take_reviews();
+                let each: Vec<Vec<String>> = answers_kube_could_give(scenario, &step)
+                    .iter()
+                    .map(|could| differences(could, &answer, &reviews, &at))
+                    .collect();
+                match each.iter().any(Vec::is_empty) {
+                    true => Vec::new(),
+                    // The recording's differences (the first) are the ones reported.
+                    false => each.into_iter().next().unwrap_or_default(),
+                }
+            }
             Err(e) => vec![e],
         };
         diffs.extend(found.into_iter().map(|d| format!("{label}: {d}")));
@@ -176,5 +219,36 @@ fn recording_objects_all_served_by_the_fake() {
             let listed = fake_core::served(&fake, object);
             assert_eq!(listed["kind"], json!(kind), "{name}: {kind} {name_of}");
         }
+    }
+}
+
+/// The order-dependent alternative differs from the recording in the denial's text only
+/// (the message after `is forbidden: ` and the one cause), nothing else is loosened.
+#[test]
+fn recording_either_denial_first_differs_in_the_denial_only() {
+    for (scenario, index, other) in EITHER_DENIAL_FIRST {
+        let step = steps(scenario)
+            .into_iter()
+            .find(|s| s["index"] == json!(index))
+            .unwrap();
+        let answers = answers_kube_could_give(scenario, &step);
+        assert_eq!(answers.len(), 2, "{scenario} {index}");
+        let (recorded, alternative) = (&answers[0]["response"], &answers[1]["response"]);
+        let mut diffs = Vec::new();
+        masking::json_diff("body", alternative, recorded, &mut diffs);
+        assert_eq!(diffs.len(), 2, "{diffs:?}");
+        assert!(
+            diffs[0].starts_with("body.details.causes[0].message"),
+            "{diffs:?}"
+        );
+        assert!(diffs[1].starts_with("body.message"), "{diffs:?}");
+        assert_eq!(alternative["details"]["causes"][0]["message"], json!(other));
+        let name = recorded["details"]["name"].as_str().unwrap();
+        let message = format!("crontabs.stable.example.com \"{name}\" is forbidden: {other}");
+        assert_eq!(alternative["message"], json!(message));
+        // Everything else of the step (code, warnings, reviews) is the recording's.
+        let mut rest = answers[1].clone();
+        rest["response"] = step["response"].clone();
+        assert_eq!(rest, step);
     }
 }

@@ -7,3 +7,4 @@ pub mod labels;
 pub mod load;
 pub mod openapi;
 pub mod priority;
+pub mod served;

@@ -3,13 +3,12 @@
 
 use std::sync::Arc;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::crd::catalog::{ServedResource, ServedVersion};
 use crate::error::{ApiError, GroupResource};
 use crate::handlers::AppState;
 use crate::handlers::wire::stored::Stored;
-use crate::meta::object as obj;
 use crate::request::info::{RequestInfo, Subresource, Verb};
 use crate::storage::{KeyValue, StorageError};
 
@@ -111,21 +110,12 @@ impl Target {
 
     /// [`Target::decode`] of bytes at a revision (watch events carry no `KeyValue`).
     pub fn decode_bytes(&self, bytes: &[u8], revision: i64) -> Result<Value, serde_json::Error> {
-        let mut object: Value = serde_json::from_slice(bytes)?;
-        crate::handlers::strategy::checks::coerce_stored(self, &mut object);
-        self.present(&mut object, revision);
-        Ok(object)
+        crate::crd::served::decode(&self.resource, self.version(), bytes, revision)
     }
 
     /// Sets apiVersion, kind and resourceVersion on an object about to be served.
     pub fn present(&self, object: &mut Value, revision: i64) {
-        if let Some(map) = object.as_object_mut() {
-            map.insert("apiVersion".into(), json!(self.api_version()));
-            map.insert("kind".into(), json!(self.resource.kind));
-        }
-        if revision > 0 {
-            obj::set_meta(object, "resourceVersion", Some(json!(revision.to_string())));
-        }
+        crate::crd::served::present(&self.resource, self.version(), object, revision);
     }
 
     /// The bytes to store: the storage version's apiVersion, no resourceVersion.

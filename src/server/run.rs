@@ -12,8 +12,10 @@ use crate::admission::metrics::AdmissionMetrics;
 use crate::admission::namespace::NamespaceLifecycle;
 use crate::admission::policy::generic::kinds::{MutatingPolicies, ValidatingPolicies};
 use crate::admission::policy::generic::params::host::HostParams;
+use crate::admission::policy::generic::params::served::{OwnStorage, ServedParams};
 use crate::admission::policy::generic::plugin::Policies;
 use crate::admission::policy::generic::source::{ParamSources, Source as PolicySource};
+use crate::admission::policy::validating::typecheck::warnings::TypeChecks;
 use crate::admission::webhook::dispatch::Webhooks;
 use crate::admission::webhook::source::Source;
 use crate::admission::webhook::transport::{
@@ -168,6 +170,8 @@ async fn admission_chain(
     config: &Config,
     authorizer: &Arc<Authorizer>,
     metrics: AdmissionMetrics,
+    own: OwnStorage,
+    catalog: &Arc<Catalog>,
 ) -> Result<admission::Chain, StartError> {
     let kubeconfig = config.flags.auth.kubeconfig.as_deref();
     let delegation = |e: crate::cluster::client::ClientError| StartError::Delegation(e.to_string());
@@ -199,7 +203,13 @@ async fn admission_chain(
         metrics: metrics.clone(),
         authorizer: cel_authorizer.clone(),
     });
-    let (mutating, validating) = policy_sources(kubeconfig).await.map_err(delegation)?;
+    let type_checks = Arc::new(TypeChecks {
+        catalog: catalog.clone(),
+        warnings: metrics.validating_policy.type_warnings.clone(),
+    });
+    let (mutating, validating) = policy_sources(kubeconfig, own, type_checks)
+        .await
+        .map_err(delegation)?;
     let mutating = Policies {
         source: mutating,
         namespaces: namespaces.clone(),
@@ -223,9 +233,13 @@ async fn admission_chain(
 }
 
 /// The admission policies of the cluster `--kubeconfig` (else in-cluster) names, both
-/// kinds over the same client and param stores; none without a cluster.
+/// kinds over the same client and param stores (our own kinds read from `own`, the
+/// others from the host), ValidatingAdmissionPolicies type checked by `type_checks`; none
+/// without a cluster.
 async fn policy_sources(
     kubeconfig: Option<&std::path::Path>,
+    own: OwnStorage,
+    type_checks: Arc<TypeChecks>,
 ) -> Result<
     (
         PolicySource<MutatingPolicies>,
@@ -239,10 +253,13 @@ async fn policy_sources(
         );
         return Ok((PolicySource::none(), PolicySource::none()));
     };
-    let params: Arc<dyn ParamSources> = Arc::new(HostParams::new(client.clone()));
+    let params: Arc<dyn ParamSources> = Arc::new(ServedParams {
+        storage: own,
+        host: Arc::new(HostParams::new(client.clone())),
+    });
     Ok((
         PolicySource::follow(client.clone(), params.clone()),
-        PolicySource::follow(client, params),
+        PolicySource::follow_with_hook(client, params, Some(type_checks)),
     ))
 }
 
@@ -256,7 +273,7 @@ pub async fn run(
     let config = flags.validate()?;
     raise_open_files_limit(config.transport.max_connections);
     let flags = &config.flags;
-    let catalog = load_catalog(&flags.crd_dir)?;
+    let catalog = Arc::new(load_catalog(&flags.crd_dir)?);
     let (acceptor, serving_files) = acceptor(&config.serving, &config.transport)?;
     tokio::spawn(serving_files.run());
     let mut metrics = Metrics::new();
@@ -267,17 +284,24 @@ pub async fn run(
     let authorizer = Arc::new(authorizer);
     let direct = open_store(&config.store).await?;
     let (store, cache) = watch_cache(&catalog, flags, direct, cache_metrics);
-    let admission = admission_chain(&config, &authorizer, admission_metrics).await?;
+    let keys = KeyLayout::new(&flags.etcd_prefix);
+    let served = catalog.clone();
+    let own = OwnStorage {
+        catalog: Arc::new(move || served.clone()),
+        store: store.clone(),
+        keys: keys.clone(),
+    };
+    let admission = admission_chain(&config, &authorizer, admission_metrics, own, &catalog).await?;
     let inflight = InFlight::new(
         flags.limits.max_requests_inflight,
         flags.limits.max_mutating_requests_inflight,
         &metrics,
     );
     let state = Arc::new(AppState {
-        catalog: Arc::new(catalog),
+        catalog,
         store: store.clone(),
         cache,
-        keys: KeyLayout::new(&flags.etcd_prefix),
+        keys,
         authorizer: authorizer.clone(),
         metrics,
         lifecycle: Lifecycle::default(),

@@ -150,12 +150,21 @@ pub struct Composition {
     pub variables: Vec<CompiledVariable>,
 }
 
+/// The schema types of `object`/`oldObject` and `params` (kube's type checker's
+/// `typeOverwrite`); `None` declares the variable dyn, as admission does.
+#[derive(Clone, Debug, Default)]
+pub struct Typed {
+    pub object: Option<Arc<DeclType>>,
+    pub params: Option<Arc<DeclType>>,
+}
+
 /// kube's `CompositedCompiler` for one policy.
 pub struct Compiler {
     env: Environments,
     composition: Composition,
     /// `kubernetes.variables` with the fields compiled so far.
     variables_type: Arc<DeclType>,
+    typed: Typed,
 }
 
 impl Default for Compiler {
@@ -166,6 +175,12 @@ impl Default for Compiler {
 
 impl Compiler {
     pub fn new() -> Compiler {
+        Compiler::typed(Typed::default())
+    }
+
+    /// A compiler whose `object`, `oldObject` and `params` have `typed`'s types (kube's
+    /// type checker), for [`Compiler::check_variable`] and [`Compiler::check`].
+    pub fn typed(typed: Typed) -> Compiler {
         Compiler {
             env: Environments {
                 stored: crate::cel::env::stored(),
@@ -173,6 +188,7 @@ impl Compiler {
             },
             composition: Composition::default(),
             variables_type: variables_type(BTreeMap::new()),
+            typed,
         }
     }
 
@@ -184,21 +200,42 @@ impl Compiler {
             .program
             .as_ref()
             .map_or(Type::Dyn, |p| p.output.clone());
+        self.store_variable_type(name, &output);
+        self.composition.variables.push(CompiledVariable {
+            name: name.to_string(),
+            expression: compiled,
+        });
+    }
+
+    /// kube's type checker's `CompileAndStoreVariable`: checked only, then a field of
+    /// `variables` typed by its output (dyn if it does not check).
+    pub fn check_variable(&mut self, name: &str, expression: &str, decls: Declarations) {
+        let output = self.check(expression, decls).unwrap_or(Type::Dyn);
+        self.store_variable_type(name, &output);
+    }
+
+    /// kube's `typeCheckingCompiler.CompileCELExpression`: parsed and checked only, any
+    /// output type accepted; the error is cel-go's issues text verbatim.
+    pub fn check(&self, source: &str, decls: Declarations) -> Result<Type, String> {
+        let env = environment(&self.env, decls);
+        let ast = crate::cel::parse::parse(source)?;
+        let checked = check::check(ast, env, &self.vars(decls))?;
+        Ok(checked.type_of(checked.ast.expr.id).clone())
+    }
+
+    /// Adds `name` to `kubernetes.variables`, typed as kube's `convertCelTypeToDeclType`.
+    fn store_variable_type(&mut self, name: &str, output: &Type) {
         let mut fields = match &self.variables_type.kind {
             DeclKind::Object { fields } => clone_fields(fields),
             _ => BTreeMap::new(),
         };
         let field = Field {
             json_name: name.to_string(),
-            decl: decl_of(&output),
+            decl: decl_of(output),
             required: true,
         };
         fields.insert(name.to_string(), field);
         self.variables_type = variables_type(fields);
-        self.composition.variables.push(CompiledVariable {
-            name: name.to_string(),
-            expression: compiled,
-        });
     }
 
     /// kube's `CompileCELExpression` in the composited environment.
@@ -245,9 +282,11 @@ impl Compiler {
             decl: decl.cloned(),
         };
         let object = |decl: &Arc<DeclType>| Type::Object(Arc::clone(decl));
+        let typed = |decl: Option<&Arc<DeclType>>| decl.map_or(Type::Dyn, DeclType::cel_type);
+        let (object_decl, params_decl) = (self.typed.object.as_ref(), self.typed.params.as_ref());
         let mut vars = vec![
-            var(OBJECT, Type::Dyn, None),
-            var(OLD_OBJECT, Type::Dyn, None),
+            var(OBJECT, typed(object_decl), object_decl),
+            var(OLD_OBJECT, typed(object_decl), object_decl),
             var(
                 NAMESPACE_OBJECT,
                 object(namespace_type()),
@@ -256,7 +295,7 @@ impl Compiler {
             var(REQUEST, object(request_type()), Some(request_type())),
         ];
         if decls.has_params {
-            vars.push(var(PARAMS, Type::Dyn, None));
+            vars.push(var(PARAMS, typed(params_decl), params_decl));
         }
         if decls.has_authorizer {
             vars.push(var(AUTHORIZER, Type::Opaque(AUTHORIZER_TYPE), None));

@@ -140,9 +140,7 @@ fn unknown_fields(
 /// A stored object as served: pruned and defaulted by the served version's schema
 /// (defaults added since it was written show up without a write).
 pub fn coerce_stored(ctx: &Target, object: &mut Value) {
-    let schema = &ctx.version().structural;
-    prune::prune_silently(object, schema);
-    default::default(object, schema);
+    crate::crd::served::coerce(ctx.version(), object);
 }
 
 /// Everything kube's strategy reports for an object to store: the metadata rules'

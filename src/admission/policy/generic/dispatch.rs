@@ -210,7 +210,7 @@ pub async fn select<K: PolicyKind>(
             }
             let param_ref = binding.param_ref.as_ref();
             let kind = hook.param_kind.as_ref();
-            match collect_params(kind, store, param_ref, request.namespace) {
+            match collect_params(kind, store, param_ref, request.namespace).await {
                 Err(error) => selection.error(hook, Some(binding), error),
                 Ok(params) => {
                     for param in params {

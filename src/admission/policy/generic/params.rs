@@ -5,6 +5,7 @@
 //! [`served`] (our own resources, read from our store).
 
 pub mod host;
+pub mod served;
 
 use std::fmt;
 use std::sync::Arc;
@@ -76,7 +77,10 @@ pub enum Resolution {
     Known(ParamScope),
 }
 
-/// The objects of one param kind (kube's informer and lister for it).
+/// The objects of one param kind (kube's informer and lister for it). Reads are async:
+/// a miss in a host informer is asked of the host directly (kube's `getParamDirectly`),
+/// and our own resources are read from our store (the watch cache answers from memory).
+#[async_trait::async_trait]
 pub trait ParamStore: Send + Sync {
     fn resolution(&self) -> Resolution;
     /// Whether the first list has arrived (kube's `HasSynced`).
@@ -86,10 +90,15 @@ pub trait ParamStore: Send + Sync {
         &self,
         within: std::time::Duration,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + '_>>;
-    /// The object `name` in `namespace` (`""`: cluster-scoped).
-    fn get(&self, namespace: &str, name: &str) -> Result<Option<Arc<Value>>, String>;
+    /// The object `name` in `namespace` (`""`: cluster-scoped); `None` when it is not
+    /// found (kube's NotFound), an error text otherwise.
+    async fn get(&self, namespace: &str, name: &str) -> Result<Option<Arc<Value>>, String>;
     /// The objects `selector` selects in `namespace` (`""`: every namespace).
-    fn list(&self, namespace: &str, selector: &LabelSelector) -> Result<Vec<Arc<Value>>, String>;
+    async fn list(
+        &self,
+        namespace: &str,
+        selector: &LabelSelector,
+    ) -> Result<Vec<Arc<Value>>, String>;
 }
 
 /// The params of one binding: `[None]` when the policy or binding takes none, no entry
@@ -97,7 +106,7 @@ pub trait ParamStore: Send + Sync {
 pub type Params = Vec<Option<Arc<Value>>>;
 
 /// kube's `CollectParams` for a request in `namespace`.
-pub fn collect_params(
+pub async fn collect_params(
     param_kind: Option<&ParamKindRef>,
     store: Option<&dyn ParamStore>,
     param_ref: Option<&ParamRef>,
@@ -137,10 +146,12 @@ pub fn collect_params(
         (Some(_), name) if !name.is_empty() => {
             return Err("paramRef.name and paramRef.selector are mutually exclusive".to_string());
         }
-        (None, name) if !name.is_empty() => store.get(read_namespace, name)?.into_iter().collect(),
+        (None, name) if !name.is_empty() => {
+            store.get(read_namespace, name).await?.into_iter().collect()
+        }
         (Some(selector), _) => {
             let selector = LabelSelector::from_metav1(selector)?;
-            store.list(read_namespace, &selector)?
+            store.list(read_namespace, &selector).await?
         }
         (None, _) => return Err("one of name or selector must be provided".to_string()),
     };

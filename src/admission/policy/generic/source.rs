@@ -3,7 +3,8 @@
 //! compiled once per generation, and the [`PolicyHooks`] snapshot requests read,
 //! rebuilt on every change and published once both kinds have listed (`HasSynced`).
 //! Without a cluster (dev mode) there are no policies. A param kind's store is asked
-//! for when a policy names it and released when no policy does.
+//! for when a policy names it and released when no policy does. A [`CompileHook`] is
+//! told of each policy compiled (once per generation) and of each policy gone.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, RwLock};
@@ -26,6 +27,13 @@ pub trait ParamSources: Send + Sync {
     fn retain(&self, used: &[Gvk]);
 }
 
+/// Told when a policy is compiled (once per generation) and when it goes away: the
+/// ValidatingAdmissionPolicy type checks run there.
+pub trait CompileHook<K: PolicyKind>: Send + Sync {
+    fn compiled(&self, policy: &K::Policy);
+    fn removed(&self, name: &str);
+}
+
 /// A policy as last seen and what it compiled into.
 struct Compiled<K: PolicyKind> {
     policy: Arc<K::Policy>,
@@ -45,10 +53,16 @@ pub struct Followed<K: PolicyKind> {
     snapshot: RwLock<Option<Arc<PolicyHooks<K>>>>,
     synced: watch::Sender<bool>,
     params: Arc<dyn ParamSources>,
+    hook: Option<Arc<dyn CompileHook<K>>>,
 }
 
 impl<K: PolicyKind> Followed<K> {
     pub fn new(params: Arc<dyn ParamSources>) -> Self {
+        Followed::with_hook(params, None)
+    }
+
+    /// Followed policies whose compilations and removals `hook` is told of.
+    pub fn with_hook(params: Arc<dyn ParamSources>, hook: Option<Arc<dyn CompileHook<K>>>) -> Self {
         Followed {
             state: Mutex::new(State {
                 policies_listed: false,
@@ -59,6 +73,7 @@ impl<K: PolicyKind> Followed<K> {
             snapshot: RwLock::new(None),
             synced: watch::channel(false).0,
             params,
+            hook,
         }
     }
 
@@ -75,6 +90,12 @@ impl<K: PolicyKind> Followed<K> {
         let mut synced = self.synced.subscribe();
         let arrived = tokio::time::timeout(within, synced.wait_for(|s| *s)).await;
         matches!(arrived, Ok(Ok(_)))
+    }
+
+    fn removed(&self, name: &str) {
+        if let Some(hook) = &self.hook {
+            hook.removed(name);
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State<K>> {
@@ -118,11 +139,16 @@ impl<K: PolicyKind> Followed<K> {
         PolicyHooks { hooks }
     }
 
-    fn upsert_policy(state: &mut State<K>, policy: K::Policy) {
+    fn upsert_policy(&self, state: &mut State<K>, policy: K::Policy) {
         let name = K::policy(&policy).name.to_string();
         let compiled = match state.policies.remove(&name) {
             Some(previous) if K::same_policy(&previous.policy, &policy) => previous.compiled,
-            _ => Arc::new(K::compile(&policy)),
+            _ => {
+                if let Some(hook) = &self.hook {
+                    hook.compiled(&policy);
+                }
+                Arc::new(K::compile(&policy))
+            }
         };
         let policy = Arc::new(policy);
         state.policies.insert(name, Compiled { policy, compiled });
@@ -136,25 +162,31 @@ pub struct BindingSink<K: PolicyKind>(pub Arc<Followed<K>>);
 
 impl<K: PolicyKind> Sink<K::Policy> for PolicySink<K> {
     fn replace(&self, listed: Vec<K::Policy>) {
-        self.0.apply(|state| {
+        let followed = &self.0;
+        followed.apply(|state| {
             let mut previous = std::mem::take(&mut state.policies);
             for policy in listed {
                 let name = K::policy(&policy).name.to_string();
                 if let Some(p) = previous.remove(&name) {
                     state.policies.insert(name, p);
                 }
-                Followed::upsert_policy(state, policy);
+                followed.upsert_policy(state, policy);
+            }
+            for gone in previous.keys() {
+                followed.removed(gone);
             }
             state.policies_listed = true;
         });
     }
     fn upsert(&self, policy: K::Policy) {
-        self.0.apply(|state| Followed::upsert_policy(state, policy));
+        self.0.apply(|state| self.0.upsert_policy(state, policy));
     }
     fn remove(&self, policy: K::Policy) {
         let name = K::policy(&policy).name.to_string();
         self.0.apply(|state| {
-            state.policies.remove(&name);
+            if state.policies.remove(&name).is_some() {
+                self.0.removed(&name);
+            }
         });
     }
 }
@@ -201,7 +233,16 @@ where
 
     /// Spawns the policies' and the bindings' informers over `client`.
     pub fn follow(client: kube::Client, params: Arc<dyn ParamSources>) -> Source<K> {
-        let followed = Arc::new(Followed::new(params));
+        Source::follow_with_hook(client, params, None)
+    }
+
+    /// [`Source::follow`], `hook` told of each compilation and removal.
+    pub fn follow_with_hook(
+        client: kube::Client,
+        params: Arc<dyn ParamSources>,
+        hook: Option<Arc<dyn CompileHook<K>>>,
+    ) -> Source<K> {
+        let followed = Arc::new(Followed::with_hook(params, hook));
         let policies: Api<K::Policy> = Api::all(client.clone());
         let bindings: Api<K::Binding> = Api::all(client);
         let (what_policies, what_bindings) = K::RESOURCES;

@@ -82,6 +82,7 @@ impl MemoryStore {
     }
 }
 
+#[async_trait::async_trait]
 impl ParamStore for MemoryStore {
     fn resolution(&self) -> Resolution {
         self.resolution
@@ -95,14 +96,18 @@ impl ParamStore for MemoryStore {
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + '_>> {
         Box::pin(async {})
     }
-    fn get(&self, namespace: &str, name: &str) -> Result<Option<Arc<Value>>, String> {
+    async fn get(&self, namespace: &str, name: &str) -> Result<Option<Arc<Value>>, String> {
         let found = self
             .objects
             .iter()
             .find(|(ns, o)| ns == namespace && o["metadata"]["name"].as_str() == Some(name));
         Ok(found.map(|(_, o)| Arc::new(o.clone())))
     }
-    fn list(&self, namespace: &str, selector: &LabelSelector) -> Result<Vec<Arc<Value>>, String> {
+    async fn list(
+        &self,
+        namespace: &str,
+        selector: &LabelSelector,
+    ) -> Result<Vec<Arc<Value>>, String> {
         let empty = serde_json::Map::new();
         let selected = self.objects.iter().filter(|(ns, o)| {
             let labels = o["metadata"]["labels"].as_object().unwrap_or(&empty);

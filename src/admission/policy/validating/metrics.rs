@@ -1,6 +1,7 @@
 //! ValidatingAdmissionPolicy's metrics (kube's `validating/metrics`):
 //! `apiserver_validating_admission_policy_check_total` and `..._check_duration_seconds`
-//! by policy, binding, error type and enforcement action.
+//! by policy, binding, error type and enforcement action; and our type checking
+//! warnings gauge ([`TypeWarnings`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,6 +11,7 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::histogram::Histogram;
 
+pub use super::typecheck::warnings::TypeWarnings;
 use crate::metrics::Metrics;
 
 /// kube's buckets for one validation's latency.
@@ -53,6 +55,8 @@ fn histogram() -> Histogram {
 pub struct ValidatingMetrics {
     check: Family<CheckLabels, Counter>,
     duration: Family<CheckLabels, Histogram, fn() -> Histogram>,
+    /// The type checker's current warnings.
+    pub type_warnings: TypeWarnings,
 }
 
 impl Default for ValidatingMetrics {
@@ -60,6 +64,7 @@ impl Default for ValidatingMetrics {
         ValidatingMetrics {
             check: Family::default(),
             duration: Family::new_with_constructor(histogram),
+            type_warnings: TypeWarnings::default(),
         }
     }
 }
@@ -67,7 +72,10 @@ impl Default for ValidatingMetrics {
 impl ValidatingMetrics {
     /// The metrics, served on `/metrics` through `metrics`.
     pub fn register(metrics: &mut Metrics) -> ValidatingMetrics {
-        let m = ValidatingMetrics::default();
+        let m = ValidatingMetrics {
+            type_warnings: TypeWarnings::register(metrics),
+            ..ValidatingMetrics::default()
+        };
         metrics.register(
             "apiserver_validating_admission_policy_check",
             "[BETA] Validation admission policy check total, labeled by policy and further identified by binding and enforcement action taken",

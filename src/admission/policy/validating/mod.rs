@@ -2,13 +2,15 @@
 //! policy/validating`): a policy compiled once into a [`Validator`] ([`compile`]), its
 //! per-request [`Validator::validate`] into kube's decisions ([`validator`],
 //! [`decision`]), the actions of the bindings that matched ([`dispatcher`]: Deny, Warn,
-//! Audit, audit annotations), and kube's metrics ([`metrics`]).
+//! Audit, audit annotations), kube's metrics ([`metrics`]), and the type checking of its
+//! expressions against our schemas ([`typecheck`]).
 
 pub mod compile;
 pub mod decision;
 pub mod dispatcher;
 pub mod metrics;
 pub mod plugin;
+pub mod typecheck;
 pub mod validator;
 
 #[cfg(test)]

@@ -1,10 +1,11 @@
 //! Param stores over the host cluster (kube's dynamic informer per param kind): the
 //! kind looked up in the host's discovery for `paramKind.apiVersion`, then its objects
 //! listed and watched through the one cluster client. Started when a policy names the
-//! kind, stopped when none does.
+//! kind, stopped when none does. A name the store misses is asked of the host directly
+//! (kube's `getParamDirectly`), so a param created just before the request is found.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Duration;
 
 use kube::api::{Api, DynamicObject};
@@ -19,8 +20,14 @@ use crate::admission::webhook::matching::Gvk;
 use crate::cluster::informer::{Reflector, Sink};
 use crate::selector::label::LabelSelector;
 
+/// kube's bound on the direct GET of a param the informer misses.
+const DIRECT_GET_TIMEOUT: Duration = Duration::from_secs(1);
+
 /// The objects of one param kind as the host serves them.
 pub struct HostStore {
+    gvk: Gvk,
+    /// The kind's resource once discovered: what a direct GET asks.
+    direct: OnceLock<(kube::Client, ApiResource)>,
     resolution: Mutex<Resolution>,
     /// By (namespace, name).
     objects: RwLock<BTreeMap<(String, String), Arc<Value>>>,
@@ -29,9 +36,11 @@ pub struct HostStore {
     ready: watch::Sender<bool>,
 }
 
-impl Default for HostStore {
-    fn default() -> Self {
+impl HostStore {
+    pub fn new(gvk: Gvk) -> Self {
         HostStore {
+            gvk,
+            direct: OnceLock::new(),
             resolution: Mutex::new(Resolution::Pending),
             objects: RwLock::default(),
             synced: watch::channel(false).0,
@@ -45,15 +54,104 @@ fn key(object: &DynamicObject) -> (String, String) {
     (namespace, object.metadata.name.clone().unwrap_or_default())
 }
 
-/// The object as CEL sees `params`: its JSON without apiVersion and kind, as kube's
-/// informers hold typed objects.
-fn json(object: DynamicObject) -> Arc<Value> {
-    let mut value = serde_json::to_value(object).unwrap_or(Value::Null);
-    if let Some(map) = value.as_object_mut() {
+/// The groups of client-go's scheme (`k8s.io/client-go/kubernetes/scheme`): kube reads
+/// their kinds through typed informers, every other kind through a dynamic one.
+const TYPED_GROUPS: &[&str] = &[
+    "",
+    "admissionregistration.k8s.io",
+    "apps",
+    "authentication.k8s.io",
+    "authorization.k8s.io",
+    "autoscaling",
+    "batch",
+    "certificates.k8s.io",
+    "coordination.k8s.io",
+    "discovery.k8s.io",
+    "events.k8s.io",
+    "extensions",
+    "flowcontrol.apiserver.k8s.io",
+    "internal.apiserver.k8s.io",
+    "networking.k8s.io",
+    "node.k8s.io",
+    "policy",
+    "rbac.authorization.k8s.io",
+    "resource.k8s.io",
+    "scheduling.k8s.io",
+    "storage.k8s.io",
+    "storagemigration.k8s.io",
+];
+
+/// An object of `gvk` as kube's informer holds it, so as CEL sees it in `params`: a
+/// typed object (a kind of client-go's scheme) without apiVersion and kind (its decoder
+/// and `convertParamToInformerRepresentation` clear them); an unstructured one with
+/// them, set from the list's when an item has neither (apimachinery's `decodeToList`).
+pub fn informer_form(gvk: &Gvk, mut value: Value) -> Value {
+    let Some(map) = value.as_object_mut() else {
+        return value;
+    };
+    if TYPED_GROUPS.contains(&gvk.group.as_str()) {
         map.remove("apiVersion");
         map.remove("kind");
+        return value;
     }
-    Arc::new(value)
+    let empty = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().is_empty();
+    if empty(map.get("apiVersion")) && empty(map.get("kind")) {
+        let api_version = match gvk.group.as_str() {
+            "" => gvk.version.clone(),
+            group => format!("{group}/{}", gvk.version),
+        };
+        map.insert("apiVersion".into(), Value::String(api_version));
+        map.insert("kind".into(), Value::String(gvk.kind.clone()));
+    }
+    value
+}
+
+/// apimachinery's `knownReasons`: with none of them, a 404 is also NotFound.
+const KNOWN_REASONS: &[&str] = &[
+    "Unauthorized",
+    "Forbidden",
+    "NotFound",
+    "AlreadyExists",
+    "Conflict",
+    "Gone",
+    "Invalid",
+    "ServerTimeout",
+    "StoreReadError",
+    "Timeout",
+    "TooManyRequests",
+    "BadRequest",
+    "MethodNotAllowed",
+    "NotAcceptable",
+    "RequestEntityTooLarge",
+    "UnsupportedMediaType",
+    "InternalError",
+    "Expired",
+    "ServiceUnavailable",
+];
+
+/// apimachinery's `IsNotFound` of a Status.
+pub fn is_not_found(reason: &str, code: u16) -> bool {
+    reason == "NotFound" || (code == 404 && !KNOWN_REASONS.contains(&reason))
+}
+
+/// What a direct GET answered, as `CollectParams` takes it: the object, not found
+/// (NotFound: the binding's `parameterNotFoundAction` decides), or the error's text.
+fn direct_answer(
+    gvk: &Gvk,
+    answer: Result<Result<DynamicObject, kube::Error>, tokio::time::error::Elapsed>,
+) -> Result<Option<Arc<Value>>, String> {
+    match answer {
+        Err(_) => Err("context deadline exceeded".to_string()),
+        Ok(Ok(object)) => Ok(Some(json(gvk, object))),
+        Ok(Err(kube::Error::Api(status))) if is_not_found(&status.reason, status.code) => Ok(None),
+        Ok(Err(kube::Error::Api(status))) => Err(status.message),
+        Ok(Err(error)) => Err(error.to_string()),
+    }
+}
+
+fn json(gvk: &Gvk, object: DynamicObject) -> Arc<Value> {
+    let value = serde_json::to_value(object).unwrap_or(Value::Null);
+    Arc::new(informer_form(gvk, value))
 }
 
 impl HostStore {
@@ -68,6 +166,24 @@ impl HostStore {
         self.objects.read().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// kube's `getParamDirectly`: `name` asked of the host, bounded by
+    /// [`DIRECT_GET_TIMEOUT`]; not found while the kind is not discovered.
+    async fn get_directly(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Option<Arc<Value>>, String> {
+        let Some((client, resource)) = self.direct.get() else {
+            return Ok(None);
+        };
+        let api: Api<DynamicObject> = match namespace {
+            "" => Api::all_with(client.clone(), resource),
+            namespace => Api::namespaced_with(client.clone(), namespace, resource),
+        };
+        let answer = tokio::time::timeout(DIRECT_GET_TIMEOUT, api.get(name)).await;
+        direct_answer(&self.gvk, answer)
+    }
+
     fn objects_mut(
         &self,
     ) -> std::sync::RwLockWriteGuard<'_, BTreeMap<(String, String), Arc<Value>>> {
@@ -77,18 +193,24 @@ impl HostStore {
 
 impl Sink<DynamicObject> for HostStore {
     fn replace(&self, listed: Vec<DynamicObject>) {
-        *self.objects_mut() = listed.into_iter().map(|o| (key(&o), json(o))).collect();
+        let gvk = &self.gvk;
+        *self.objects_mut() = listed
+            .into_iter()
+            .map(|o| (key(&o), json(gvk, o)))
+            .collect();
         self.synced.send_replace(true);
         self.ready.send_replace(true);
     }
     fn upsert(&self, object: DynamicObject) {
-        self.objects_mut().insert(key(&object), json(object));
+        self.objects_mut()
+            .insert(key(&object), json(&self.gvk, object));
     }
     fn remove(&self, object: DynamicObject) {
         self.objects_mut().remove(&key(&object));
     }
 }
 
+#[async_trait::async_trait]
 impl ParamStore for HostStore {
     fn resolution(&self) -> Resolution {
         *self.resolution.lock().unwrap_or_else(|e| e.into_inner())
@@ -105,11 +227,19 @@ impl ParamStore for HostStore {
             let _ = tokio::time::timeout(within, ready.wait_for(|r| *r)).await;
         })
     }
-    fn get(&self, namespace: &str, name: &str) -> Result<Option<Arc<Value>>, String> {
+    async fn get(&self, namespace: &str, name: &str) -> Result<Option<Arc<Value>>, String> {
         let key = (namespace.to_string(), name.to_string());
-        Ok(self.objects().get(&key).cloned())
+        let cached = self.objects().get(&key).cloned();
+        match cached {
+            Some(object) => Ok(Some(object)),
+            None => self.get_directly(namespace, name).await,
+        }
     }
-    fn list(&self, namespace: &str, selector: &LabelSelector) -> Result<Vec<Arc<Value>>, String> {
+    async fn list(
+        &self,
+        namespace: &str,
+        selector: &LabelSelector,
+    ) -> Result<Vec<Arc<Value>>, String> {
         let empty = serde_json::Map::new();
         let selected = |o: &&Arc<Value>| {
             let labels = o.pointer("/metadata/labels").and_then(Value::as_object);
@@ -193,6 +323,7 @@ async fn follow(client: kube::Client, gvk: Gvk, store: Arc<HostStore>) {
         true => ParamScope::Namespaced,
         false => ParamScope::Cluster,
     };
+    let _ = store.direct.set((client.clone(), resource.clone()));
     store.resolve(Resolution::Known(scope));
     tracing::info!(kind = %gvk.kind, group = %gvk.group, version = %gvk.version, "informer started for a paramKind");
     let api: Api<DynamicObject> = Api::all_with(client, &resource);
@@ -205,7 +336,7 @@ impl ParamSources for HostParams {
         if let Some((store, _)) = running.get(&kind.gvk) {
             return store.clone();
         }
-        let store = Arc::new(HostStore::default());
+        let store = Arc::new(HostStore::new(kind.gvk.clone()));
         let task = follow(self.client.clone(), kind.gvk.clone(), store.clone());
         running.insert(kind.gvk.clone(), (store.clone(), tokio::spawn(task)));
         store
@@ -222,3 +353,6 @@ impl ParamSources for HostParams {
         });
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -42,8 +42,8 @@ fn names(result: Result<Params, String>) -> Names {
     })
 }
 
-#[test]
-fn collect_params_refs_kubes_answers() {
+#[tokio::test]
+async fn collect_params_refs_kubes_answers() {
     let ok = |n: &[&str]| Ok(n.iter().map(|s| s.to_string()).collect::<Vec<_>>());
     let cases: Vec<(&str, serde_json::Value, &str, Names)> = vec![
         ("by name in the request's namespace", json!({"name": "a"}), "ns", ok(&["a"])),
@@ -72,48 +72,44 @@ fn collect_params_refs_kubes_answers() {
             Some(&store),
             Some(&param_ref(given)),
             namespace,
-        );
+        )
+        .await;
         assert_eq!(names(got), want, "{name}");
     }
 }
 
-#[test]
-fn collect_params_without_kind_or_ref_one_empty_param() {
+#[tokio::test]
+async fn collect_params_without_kind_or_ref_one_empty_param() {
     let store = store();
     let r = param_ref(json!({"name": "a"}));
     assert_eq!(
-        names(collect_params(None, Some(&store), Some(&r), "ns")),
+        names(collect_params(None, Some(&store), Some(&r), "ns").await),
         Ok(vec!["<none>".into()])
     );
     assert_eq!(
-        names(collect_params(Some(&kind()), Some(&store), None, "ns")),
+        names(collect_params(Some(&kind()), Some(&store), None, "ns").await),
         Ok(vec!["<none>".into()])
     );
 }
 
-#[test]
-fn collect_params_unknown_unsynced_cluster_scope_kubes_texts() {
+#[tokio::test]
+async fn collect_params_unknown_unsynced_cluster_scope_kubes_texts() {
     let r = param_ref(json!({"name": "a"}));
     assert_eq!(
-        names(collect_params(Some(&kind()), None, Some(&r), "ns")),
+        names(collect_params(Some(&kind()), None, Some(&r), "ns").await),
         Err("paramKind kind `&ParamKind{APIVersion:v1,Kind:ConfigMap,}` not known".into())
     );
     let mut unsynced = store();
     unsynced.synced = false;
     assert_eq!(
-        names(collect_params(Some(&kind()), Some(&unsynced), Some(&r), "ns")),
+        names(collect_params(Some(&kind()), Some(&unsynced), Some(&r), "ns").await),
         Err("paramKind kind `&ParamKind{APIVersion:v1,Kind:ConfigMap,}` not yet synced to use for admission".into())
     );
     let mut cluster = store();
     cluster.resolution = Resolution::Known(ParamScope::Cluster);
     let with_namespace = param_ref(json!({"name": "a", "namespace": "ns"}));
     assert_eq!(
-        names(collect_params(
-            Some(&kind()),
-            Some(&cluster),
-            Some(&with_namespace),
-            "ns"
-        )),
+        names(collect_params(Some(&kind()), Some(&cluster), Some(&with_namespace), "ns").await),
         Err("paramRef.namespace must not be provided for a cluster-scoped `paramKind`".into())
     );
 }
