@@ -110,6 +110,8 @@ pub struct AdmissionMetrics {
     fail_open: Family<FailOpenLabels, Counter>,
     /// ValidatingAdmissionPolicy's checks.
     pub validating_policy: crate::admission::policy::validating::metrics::ValidatingMetrics,
+    /// MutatingAdmissionPolicy's checks.
+    pub mutating_policy: crate::admission::policy::mutating::metrics::MutatingMetrics,
 }
 
 impl Default for AdmissionMetrics {
@@ -122,6 +124,7 @@ impl Default for AdmissionMetrics {
             rejections: Family::default(),
             fail_open: Family::default(),
             validating_policy: Default::default(),
+            mutating_policy: Default::default(),
         }
     }
 }
@@ -133,9 +136,10 @@ fn yes(rejected: bool) -> &'static str {
 impl AdmissionMetrics {
     /// Admission's metrics, served on `/metrics` through `metrics`.
     pub fn register(metrics: &mut Metrics) -> AdmissionMetrics {
+        use crate::admission::policy::{mutating, validating};
         let m = AdmissionMetrics {
-            validating_policy:
-                crate::admission::policy::validating::metrics::ValidatingMetrics::register(metrics),
+            validating_policy: validating::metrics::ValidatingMetrics::register(metrics),
+            mutating_policy: mutating::metrics::MutatingMetrics::register(metrics),
             ..AdmissionMetrics::default()
         };
         // kube's HELP texts (the client library adds the final period).

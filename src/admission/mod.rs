@@ -25,6 +25,7 @@ pub mod attributes;
 pub mod metrics;
 pub mod namespace;
 pub mod policy;
+pub mod reinvocation;
 pub mod webhook;
 
 pub use attributes::{Attributes, Kind, Operation, Options, Recorder};
@@ -39,6 +40,7 @@ use metrics::AdmissionMetrics;
 use namespace::NamespaceLifecycle;
 use policy::generic::kinds::{MutatingPolicies, ValidatingPolicies};
 use policy::generic::plugin::Policies;
+use reinvocation::ReinvocationContext;
 use webhook::dispatch::Webhooks;
 
 /// kube's `admission.NewForbidden`: `<resource>.<group> "<name>" is forbidden: <cause>`,
@@ -114,6 +116,7 @@ impl Plugin {
         &self,
         attributes: &Attributes<'_>,
         object: Option<&mut Value>,
+        reinvoke: &mut ReinvocationContext,
     ) -> Result<bool, ApiError> {
         match self {
             Plugin::NamespaceLifecycle(plugin) => {
@@ -121,15 +124,10 @@ impl Plugin {
                 Ok(false)
             }
             Plugin::MutatingPolicy(policies) => {
-                // The mutations are glued by the lead (mutating::); none yet.
-                let seen = object.as_deref();
-                policies
-                    .dispatch(attributes, seen, |_| (Vec::new(), None))
-                    .await?;
-                Ok(false)
+                policy::mutating::plugin::admit(policies, attributes, object, reinvoke).await
             }
             Plugin::MutatingWebhook(webhooks) => {
-                webhook::mutating::admit(webhooks, attributes, object).await
+                webhook::mutating::admit(webhooks, attributes, object, reinvoke).await
             }
             Plugin::ValidatingPolicy(_) | Plugin::ValidatingWebhook(_) => Ok(false),
         }
@@ -175,8 +173,9 @@ impl Chain {
         self.plugins.iter().map(Plugin::name).collect()
     }
 
-    /// The mutating phase of every plugin, in order; the first refusal is the answer.
-    /// Whether a plugin changed the object.
+    /// The mutating phase of every plugin, in order, and once more when a plugin asked
+    /// for it (kube's `reinvoker`: a policy or webhook changed the object); the first
+    /// refusal is the answer. Whether a plugin changed the object.
     pub async fn admit(
         &self,
         attributes: &Attributes<'_>,
@@ -184,11 +183,36 @@ impl Chain {
     ) -> Result<bool, ApiError> {
         let operation = attributes.operation.as_str();
         let started = Instant::now();
+        let mut reinvoke = ReinvocationContext::default();
+        let mut result = self
+            .admit_round(attributes, object.as_deref_mut(), &mut reinvoke)
+            .await;
+        if matches!(result, Ok(true)) && reinvoke.should_reinvoke {
+            reinvoke.is_reinvoke = true;
+            let again = self.admit_round(attributes, object, &mut reinvoke).await;
+            result = again.map(|_| true);
+        }
+        let elapsed = started.elapsed();
+        self.metrics
+            .observe_step("admit", operation, result.is_err(), elapsed);
+        result
+    }
+
+    /// One round of the mutating phase.
+    async fn admit_round(
+        &self,
+        attributes: &Attributes<'_>,
+        mut object: Option<&mut Value>,
+        reinvoke: &mut ReinvocationContext,
+    ) -> Result<bool, ApiError> {
+        let operation = attributes.operation.as_str();
         let mut changed = false;
         let mut result = Ok(());
         for plugin in self.plugins.iter().filter(|p| p.mutates()) {
             let plugin_started = Instant::now();
-            let admitted = plugin.admit(attributes, object.as_deref_mut()).await;
+            let admitted = plugin
+                .admit(attributes, object.as_deref_mut(), reinvoke)
+                .await;
             let (name, elapsed) = (plugin.name(), plugin_started.elapsed());
             let rejected = admitted.is_err();
             self.metrics
@@ -201,9 +225,6 @@ impl Chain {
                 }
             }
         }
-        let elapsed = started.elapsed();
-        self.metrics
-            .observe_step("admit", operation, result.is_err(), elapsed);
         result.map(|()| changed)
     }
 

@@ -17,59 +17,73 @@ use super::matching::Invocation;
 use super::review::{Phase, Response};
 use crate::admission::Attributes;
 use crate::admission::metrics::{RejectionType, WebhookCall};
+use crate::admission::reinvocation::ReinvocationContext;
 use crate::error::ApiError;
 use crate::request::gojson::jsonpatch;
 
 /// kube's `webhookReinvokeContext`: which IfNeeded hooks ran before the latest change
-/// and so run again in the second round.
-#[derive(Default)]
-struct Reinvocations {
+/// and so run again in the second round, and the object as the last round left it.
+#[derive(Debug, Default)]
+pub struct WebhookReinvokeContext {
     previously_invoked: HashSet<String>,
     to_reinvoke: HashSet<String>,
-    /// Whether any hook changed the object (the chain then runs a second round).
-    changed: bool,
+    last_output: Option<Value>,
 }
 
-impl Reinvocations {
-    fn changed_by_hook(&mut self) {
-        self.changed = true;
+impl WebhookReinvokeContext {
+    /// `RequireReinvokingPreviouslyInvokedPlugins`.
+    fn require_reinvoking(&mut self) {
         self.to_reinvoke.extend(self.previously_invoked.drain());
     }
 }
 
-/// The mutating phase of the webhooks over `object` (absent on a delete); whether a
-/// hook changed it.
+/// The mutating phase of the webhooks over `object` (absent on a delete), one round of
+/// the chain's (`reinvoke.is_reinvoke`: only the IfNeeded hooks called before a later
+/// change); whether a hook changed the object, which asks the chain for another round.
 pub async fn admit(
     webhooks: &Webhooks,
     attributes: &Attributes<'_>,
     mut object: Option<&mut Value>,
+    reinvoke: &mut ReinvocationContext,
 ) -> Result<bool, ApiError> {
     let hooks = webhooks.hooks(attributes, object.as_deref()).await?;
     if hooks.mutating.is_empty() {
         return Ok(false);
     }
     let facts = webhooks.request_facts(attributes, &hooks).await;
-    let mut reinvocations = Reinvocations::default();
+    let state = &mut reinvoke.webhooks;
+    if reinvoke.is_reinvoke && state.last_output.as_ref() != object.as_deref() {
+        // An in-tree plugin's reinvocation changed the object.
+        state.require_reinvoking();
+    }
     let round = Round {
         webhooks,
         attributes,
         facts: &facts,
     };
-    for (number, hooks) in [(0, &hooks.mutating), (1, &hooks.mutating)] {
-        if number == 1 && !reinvocations.changed {
-            break;
-        }
-        for (index, hook) in hooks.iter().enumerate() {
-            let at = At {
-                round: number,
-                index,
-            };
-            round
-                .hook(hook, at, object.as_deref_mut(), &mut reinvocations)
-                .await?;
+    let number = usize::from(reinvoke.is_reinvoke);
+    let mut changed = false;
+    let mut result = Ok(());
+    for (index, hook) in hooks.mutating.iter().enumerate() {
+        let at = At {
+            round: number,
+            index,
+        };
+        let state = &mut reinvoke.webhooks;
+        match round.hook(hook, at, object.as_deref_mut(), state).await {
+            Ok(true) => {
+                changed = true;
+                reinvoke.should_reinvoke = true;
+            }
+            Ok(false) => {}
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
         }
     }
-    Ok(reinvocations.changed)
+    reinvoke.webhooks.last_output = object.as_deref().cloned();
+    result.map(|()| changed)
 }
 
 /// kube's `MutationAuditAnnotation`, its fields in Go's order.
@@ -116,18 +130,18 @@ impl Round<'_> {
         hook: &std::sync::Arc<Hook>,
         at: At,
         object: Option<&mut Value>,
-        reinvocations: &mut Reinvocations,
-    ) -> Result<(), ApiError> {
+        reinvocations: &mut WebhookReinvokeContext,
+    ) -> Result<bool, ApiError> {
         let attributes = self.attributes;
         let Some(invocation) = self
             .webhooks
             .invocation(self.facts, hook, attributes, object.as_deref())
             .await?
         else {
-            return Ok(());
+            return Ok(false);
         };
         if at.round == 1 && !reinvocations.to_reinvoke.contains(&hook.uid) {
-            return Ok(());
+            return Ok(false);
         }
         let started = Instant::now();
         let outcome = self.called(&invocation, at, object).await;
@@ -135,13 +149,13 @@ impl Round<'_> {
         self.annotate_mutation(hook, at, changed);
         self.observe(hook, &outcome, started);
         if changed {
-            reinvocations.changed_by_hook();
+            reinvocations.require_reinvoking();
         }
         if hook.reinvocation == Reinvocation::IfNeeded {
             reinvocations.previously_invoked.insert(hook.uid.clone());
         }
         match outcome {
-            Ok(_) => Ok(()),
+            Ok(_) => Ok(changed),
             Err(CallFailure::Calling { reason, .. }) => match hook.failure_policy {
                 FailurePolicy::Ignore => {
                     tracing::warn!(webhook = %hook.name, error = %reason, "failed calling webhook, failing open");
@@ -150,7 +164,7 @@ impl Round<'_> {
                         .observe_fail_open(self.call_labels(hook));
                     let key = at.key("failed-open.mutation.webhook.admission.k8s.io");
                     attributes.recorder.annotate(key, hook.name.clone());
-                    Ok(())
+                    Ok(false)
                 }
                 FailurePolicy::Fail => {
                     tracing::warn!(webhook = %hook.name, error = %reason, "failed calling webhook, failing closed");

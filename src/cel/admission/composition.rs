@@ -60,8 +60,10 @@ pub enum Output {
     String,
     /// an auditAnnotation's valueExpression.
     StringOrNull,
-    /// variables and mutations: anything.
+    /// variables: anything.
     Any,
+    /// a mutation: `Object` (ApplyConfiguration) or `list(JSONPatch)` (JSONPatch).
+    Patch(crate::cel::mutation::Output),
 }
 
 impl Output {
@@ -70,12 +72,21 @@ impl Output {
             Output::Bool => &[Type::Bool],
             Output::String => &[Type::String],
             Output::StringOrNull => &[Type::String, Type::Null],
-            Output::Any => &[],
+            Output::Any | Output::Patch(_) => &[],
         }
     }
 
     /// kube's `IsExactType` against each allowed type; the error is kube's reason.
     fn check(self, found: &Type) -> Result<(), String> {
+        if let Output::Patch(patch) = self {
+            return match patch.accepts(found) {
+                true => Ok(()),
+                false => Err(format!(
+                    "must evaluate to {} but got {found}",
+                    patch.type_name()
+                )),
+            };
+        }
         let allowed = self.types();
         if allowed.is_empty() || allowed.iter().any(|t| exact(t, found)) {
             return Ok(());
@@ -149,7 +160,7 @@ pub struct Typed {
 
 /// kube's `CompositedCompiler` for one policy.
 pub struct Compiler {
-    env: Arc<Env>,
+    env: Environments,
     composition: Composition,
     /// `kubernetes.variables` with the fields compiled so far.
     variables_type: Arc<DeclType>,
@@ -171,7 +182,10 @@ impl Compiler {
     /// type checker), for [`Compiler::check_variable`] and [`Compiler::check`].
     pub fn typed(typed: Typed) -> Compiler {
         Compiler {
-            env: crate::cel::env::stored(),
+            env: Environments {
+                stored: crate::cel::env::stored(),
+                patch_types: crate::cel::env::with_patch_types(),
+            },
             composition: Composition::default(),
             variables_type: variables_type(BTreeMap::new()),
             typed,
@@ -298,9 +312,19 @@ impl Compiler {
 }
 
 /// The functions an expression may call: the stored expressions' environment (kube's
-/// `StoredExpressions` at 1.36). With `has_patch_types`, the mutation library joins it.
-fn environment(stored: &Arc<Env>, _decls: Declarations) -> &Env {
-    stored
+/// `StoredExpressions` at 1.36). With `has_patch_types`, the mutation types and the
+/// `jsonpatch` library join it.
+fn environment(env: &Environments, decls: Declarations) -> &Env {
+    match decls.has_patch_types {
+        true => &env.patch_types,
+        false => &env.stored,
+    }
+}
+
+/// The two environments a policy's expressions compile in.
+struct Environments {
+    stored: Arc<Env>,
+    patch_types: Arc<Env>,
 }
 
 fn variables_type(fields: BTreeMap<String, Field>) -> Arc<DeclType> {

@@ -56,15 +56,21 @@ impl PolicyKind for ValidatingPolicies {
 impl PolicyKind for MutatingPolicies {
     type Policy = MutatingAdmissionPolicy;
     type Binding = MutatingAdmissionPolicyBinding;
-    // glued by the lead to mutating::Compiled
-    type Compiled = ();
+    type Compiled = crate::admission::policy::mutating::compile::CompiledMutations;
     const KIND: &'static str = "MutatingAdmissionPolicy";
     const RESOURCES: (&'static str, &'static str) = (
         "mutatingadmissionpolicies",
         "mutatingadmissionpolicybindings",
     );
 
-    fn compile(_policy: &MutatingAdmissionPolicy) {}
+    fn compile(policy: &MutatingAdmissionPolicy) -> Self::Compiled {
+        let compiled = crate::admission::policy::mutating::compile::compile_mutations(policy);
+        let name = policy.metadata.name.as_deref().unwrap_or_default();
+        for (what, error) in compiled.compile_errors() {
+            tracing::warn!(policy = name, %what, %error, "MutatingAdmissionPolicy expression does not compile");
+        }
+        compiled
+    }
 
     fn policy(policy: &MutatingAdmissionPolicy) -> PolicyView<'_> {
         let spec = policy.spec.as_ref();

@@ -1,22 +1,36 @@
-//! One invocation's mutations (the loop body of kube's `dispatchInvocations` and
-//! `dispatchOne`, and the patchers' `Patch`): each mutation in order evaluated against the
-//! object as the previous ones left it, its result applied; a failing mutation is a
+//! One invocation of a MutatingAdmissionPolicy (the loop body of kube's
+//! `dispatchInvocations` and `dispatchOne`, and the patchers' `Patch`): its
+//! matchConditions, then each mutation in order evaluated against the object as the
+//! previous ones left it (each in an evaluation context of its own, within kube's
+//! runtime budget), its result applied and defaulted; a failing mutation is a
 //! configuration error of the invocation (kube's text) and the next one still runs.
+
+use std::time::{Duration, Instant};
 
 use serde_json::Value as Json;
 
 use super::compile::{CompiledMutations, Patcher};
 use super::patch::{apply_configuration, apply_json_patch};
-use crate::cel::cost::PER_CALL_LIMIT;
-use crate::cel::eval::CostTracker;
-use crate::cel::mutation::{MutationInput, Output, json_patch_ops, object_json};
+use crate::admission::policy::generic::hooks::FailurePolicy;
+use crate::cel::admission::context::{
+    Bindings, Context, RUNTIME_CEL_COST_BUDGET, RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS, Values,
+};
+use crate::cel::mutation::{Output, json_patch_ops, object_json};
+use crate::cel::value::Value;
+use crate::error::aggregate_messages;
 use crate::fieldmanager::typed::TypeRef;
 
 /// The values of an invocation besides the object (which each mutation updates).
 pub struct InvocationInput<'a> {
     pub old_object: Option<&'a Json>,
+    /// `request` with the matched resource.
     pub request: &'a Json,
+    /// `request` as matchConditions see it: the request's own resource.
+    pub match_request: &'a Json,
     pub params: Option<&'a Json>,
+    pub namespace_object: Option<&'a Json>,
+    /// `authorizer` and `authorizer.requestResource`.
+    pub authorizer: Option<(Value<'a>, Value<'a>)>,
 }
 
 /// What the mutations of one invocation did.
@@ -39,12 +53,67 @@ pub fn patcher_count_error(policy: &str, compiled: &CompiledMutations) -> Option
     })
 }
 
+/// kube's `matchconditions.matcher.Match` (no namespace bound, the request's own
+/// resource): any false → no match; else errors → not matched with `Ignore`, the
+/// aggregated error with `Fail`.
+pub fn matches(
+    compiled: &CompiledMutations,
+    object: Option<&Json>,
+    input: &InvocationInput<'_>,
+) -> Result<bool, String> {
+    if compiled.match_conditions.is_empty() {
+        return Ok(true);
+    }
+    let ignore = compiled.failure_policy == FailurePolicy::Ignore;
+    let values = Values::new(&Bindings {
+        object,
+        old_object: input.old_object,
+        params: input.params,
+        namespace_object: None,
+        request: input.match_request,
+        authorizer: input.authorizer.clone(),
+    });
+    let Ok(values) = values else {
+        return match ignore {
+            true => Ok(false),
+            false => Err("failed to prepare object variable for evaluation".into()),
+        };
+    };
+    let mut remaining = RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS;
+    let mut context = Context::new(&compiled.composition, &values);
+    let mut errors = Vec::new();
+    for (_, condition) in &compiled.match_conditions {
+        match context.evaluate(condition, &mut remaining) {
+            Err(_) if ignore => return Ok(false),
+            Err(out_of_budget) => return Err(out_of_budget.to_string()),
+            Ok(evaluation) => match evaluation.result {
+                Ok(Value::Bool(false)) => return Ok(false),
+                Err(e) => errors.push(e),
+                Ok(_) => {}
+            },
+        }
+    }
+    match errors.is_empty() {
+        true => Ok(true),
+        false if ignore => Ok(false),
+        false => Err(aggregate_messages(errors)),
+    }
+}
+
+/// What runs around each mutation: kube's object defaulter on each patched object, and
+/// the metrics told of each mutation run (its error, how long it took).
+pub struct Hooks<'h> {
+    pub default: &'h dyn Fn(&mut Json),
+    pub observe: &'h dyn Fn(Option<&str>, Duration),
+}
+
 /// Runs every mutation in order on `object` (`None`: nothing to patch, as for DELETE).
 pub fn run_mutations(
     compiled: &CompiledMutations,
     ty: &TypeRef,
     object: Option<Json>,
     input: &InvocationInput<'_>,
+    hooks: &Hooks<'_>,
 ) -> Outcome {
     let mut outcome = Outcome {
         object,
@@ -54,8 +123,14 @@ pub fn run_mutations(
         let Some(current) = &outcome.object else {
             continue;
         };
-        match run_one(patcher, ty, current, input) {
-            Ok(next) => outcome.object = Some(next),
+        let started = Instant::now();
+        let result = run_one(compiled, patcher, ty, current, input);
+        (hooks.observe)(result.as_ref().err().map(String::as_str), started.elapsed());
+        match result {
+            Ok(mut next) => {
+                (hooks.default)(&mut next);
+                outcome.object = Some(next);
+            }
             Err(e) => outcome.errors.push(e),
         }
     }
@@ -65,25 +140,30 @@ pub fn run_mutations(
 /// One patcher's `Patch`: kube's texts for a compile error (its detail as is), an
 /// evaluation error (`expression '<e>' resulted in error: <err>`) and a failed patch.
 fn run_one(
+    compiled: &CompiledMutations,
     patcher: &Patcher,
     ty: &TypeRef,
     object: &Json,
     input: &InvocationInput<'_>,
 ) -> Result<Json, String> {
-    let program = patcher.program.as_ref().map_err(Clone::clone)?;
-    let mut tracker = CostTracker {
-        actual: 0,
-        limit: Some(PER_CALL_LIMIT),
-    };
-    let values = MutationInput {
+    if let Err(detail) = &patcher.expression.program {
+        return Err(detail.clone());
+    }
+    let values = Values::new(&Bindings {
         object: Some(object),
         old_object: input.old_object,
-        request: input.request,
         params: input.params,
-    };
-    let value = program
-        .evaluate(&values, &mut tracker)
-        .map_err(|e| format!("expression '{}' resulted in error: {e}", patcher.expression))?;
+        namespace_object: input.namespace_object,
+        request: input.request,
+        authorizer: input.authorizer.clone(),
+    })
+    .map_err(|e| e.to_string())?;
+    let mut context = Context::new(&compiled.composition, &values);
+    let mut remaining = RUNTIME_CEL_COST_BUDGET;
+    let evaluation = context
+        .evaluate(&patcher.expression, &mut remaining)
+        .map_err(|e| e.to_string())?;
+    let value = evaluation.result?;
     match patcher.output {
         Output::ApplyConfiguration => apply_configuration(ty, object, object_json(&value)?),
         Output::JsonPatch => apply_json_patch(object, &json_patch_ops(&value)?),

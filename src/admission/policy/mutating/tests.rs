@@ -5,8 +5,8 @@
 use k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicy;
 use serde_json::{Value as Json, json};
 
-use super::compile::{ReinvocationPolicy, compile_mutations, standalone_compiler};
-use super::evaluate::{InvocationInput, Outcome, patcher_count_error, run_mutations};
+use super::compile::{ReinvocationPolicy, compile_mutations};
+use super::evaluate::{Hooks, InvocationInput, Outcome, patcher_count_error, run_mutations};
 use crate::schema::Schema;
 use crate::schema::typed::resource_type;
 
@@ -20,6 +20,11 @@ fn policy(mutations: Json, reinvocation: Option<&str>) -> MutatingAdmissionPolic
     .unwrap()
 }
 
+const NO_HOOKS: Hooks<'static> = Hooks {
+    default: &|_| {},
+    observe: &|_, _| {},
+};
+
 fn object() -> Json {
     json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
            "spec": {"replicas": 1, "args": ["a"]}})
@@ -32,14 +37,17 @@ fn run(mutations: Json) -> Outcome {
             "replicas": {"type": "integer"},
             "args": {"type": "array", "items": {"type": "string"}}}}}
     })));
-    let compiled = compile_mutations(&policy(mutations, None), standalone_compiler);
+    let compiled = compile_mutations(&policy(mutations, None));
     let request = json!({"operation": "CREATE"});
     let input = InvocationInput {
         old_object: None,
         request: &request,
+        match_request: &request,
         params: None,
+        namespace_object: None,
+        authorizer: None,
     };
-    run_mutations(&compiled, &ty, Some(object()), &input)
+    run_mutations(&compiled, &ty, Some(object()), &input, &NO_HOOKS)
 }
 
 fn ac(e: &str) -> Json {
@@ -109,41 +117,46 @@ fn mutation_failures_reported_with_kube_texts_others_still_applied() {
 
 #[test]
 fn mutation_without_object_not_run() {
-    let compiled = compile_mutations(&policy(json!([ac("Object{}")]), None), standalone_compiler);
+    let compiled = compile_mutations(&policy(json!([ac("Object{}")]), None));
     let request = json!({});
     let input = InvocationInput {
         old_object: None,
         request: &request,
+        match_request: &request,
         params: None,
+        namespace_object: None,
+        authorizer: None,
     };
     let ty = resource_type(&Schema::parse(&json!({"type": "object"})));
     assert_eq!(
-        run_mutations(&compiled, &ty, None, &input),
+        run_mutations(&compiled, &ty, None, &input, &NO_HOOKS),
         Outcome::default()
     );
 }
 
 #[test]
 fn compile_mutations_reinvocation_and_missing_bodies_as_kube() {
-    let compiled = compile_mutations(
-        &policy(
-            json!([ac("Object{}"), {"patchType": "JSONPatch"}]),
-            Some("IfNeeded"),
-        ),
-        standalone_compiler,
-    );
+    let compiled = compile_mutations(&policy(
+        json!([ac("Object{}"), {"patchType": "JSONPatch"}]),
+        Some("IfNeeded"),
+    ));
     assert_eq!(compiled.reinvocation, ReinvocationPolicy::IfNeeded);
     assert_eq!(compiled.patchers.len(), 1);
     assert_eq!(
         patcher_count_error("p", &compiled).as_deref(),
         Some("expected 2 compiled evaluators for policy p, got 1")
     );
-    let never = compile_mutations(&policy(json!([ac("Object{}")]), None), standalone_compiler);
+    let never = compile_mutations(&policy(json!([ac("Object{}")]), None));
     assert_eq!(never.reinvocation, ReinvocationPolicy::Never);
     assert_eq!(patcher_count_error("p", &never), None);
-    let wrong = compile_mutations(&policy(json!([ac("object")]), None), standalone_compiler);
+    let wrong = compile_mutations(&policy(json!([ac("object")]), None));
     assert_eq!(
-        wrong.patchers[0].program.as_ref().err().map(String::as_str),
+        wrong.patchers[0]
+            .expression
+            .program
+            .as_ref()
+            .err()
+            .map(String::as_str),
         Some("must evaluate to Object but got dyn")
     );
 }

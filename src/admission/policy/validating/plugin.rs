@@ -12,6 +12,7 @@ use super::dispatcher::{Denial, Entry, Invocation as Validation, dispatch};
 use super::validator::ValidateInput;
 use crate::admission::policy::generic::dispatch::{Invocation, Picked, Selection};
 use crate::admission::policy::generic::hooks::FailurePolicy;
+use crate::admission::policy::generic::kind::PolicyKind;
 use crate::admission::policy::generic::kinds::ValidatingPolicies;
 use crate::admission::policy::generic::plugin::Policies;
 use crate::admission::webhook::call::{request_kind, request_resource};
@@ -20,20 +21,21 @@ use crate::admission::{Attributes, blocking, forbidden};
 use crate::cel::lib::authz::{Authorizer, authorizer_value, request_resource_value};
 use crate::error::ApiError;
 
-/// What one invocation evaluates against, owned for the length of the dispatch.
-struct Prepared<'o> {
-    object: Option<Cow<'o, Value>>,
-    old_object: Option<Cow<'o, Value>>,
-    params: Option<Cow<'o, Value>>,
+/// What one invocation evaluates against, owned for the length of the dispatch (shared
+/// with the MutatingAdmissionPolicy plugin).
+pub struct Prepared<'o> {
+    pub object: Option<Cow<'o, Value>>,
+    pub old_object: Option<Cow<'o, Value>>,
+    pub params: Option<Cow<'o, Value>>,
     /// `request` with the matched resource and kind.
-    request: Value,
+    pub request: Value,
     /// `request` as matchConditions see it: the request's own resource.
-    match_request: Value,
+    pub match_request: Value,
 }
 
 impl<'o> Prepared<'o> {
-    fn new(
-        invocation: &'o Invocation<ValidatingPolicies>,
+    pub fn new<K: PolicyKind>(
+        invocation: &'o Invocation<K>,
         attributes: &Attributes<'_>,
         object: Option<&'o Value>,
         old_object: Option<&'o Value>,
@@ -84,10 +86,7 @@ impl<'o> Prepared<'o> {
 
 /// kube's `wrappedParam`: a param without `apiVersion` and `kind` is given those of the
 /// policy's `paramKind`.
-fn typed_param<'p>(
-    param: &'p Value,
-    invocation: &Invocation<ValidatingPolicies>,
-) -> Cow<'p, Value> {
+fn typed_param<'p, K: PolicyKind>(param: &'p Value, invocation: &Invocation<K>) -> Cow<'p, Value> {
     let typed = param.get("apiVersion").is_some() || param.get("kind").is_some();
     let Some(kind) = invocation.hook.param_kind.as_ref().filter(|_| !typed) else {
         return Cow::Borrowed(param);

@@ -121,15 +121,13 @@ fn patched_answers_as_kubes_dispatcher() {
 
 #[test]
 fn reinvocations_only_hooks_invoked_before_a_change() {
-    let mut r = Reinvocations::default();
+    let mut r = WebhookReinvokeContext::default();
     r.previously_invoked.insert("a".into());
-    assert!(!r.changed);
-    r.changed_by_hook();
+    r.require_reinvoking();
     r.previously_invoked.insert("b".into());
-    assert!(r.changed);
     assert!(r.to_reinvoke.contains("a"), "invoked before the change");
     assert!(!r.to_reinvoke.contains("b"), "invoked after it");
-    r.changed_by_hook();
+    r.require_reinvoking();
     assert!(r.to_reinvoke.contains("b"), "a later change takes it too");
 }
 
