@@ -18,7 +18,9 @@ use crate::cel::decl::{DeclKind, DeclType, Field};
 use crate::cel::types::Type;
 
 pub use output::{JsonPatchOp, json_patch_ops, object_json, to_json};
-pub use program::{MutationInput, MutationProgram, Output};
+pub use program::Output;
+#[cfg(test)]
+pub use program::standalone::{MutationInput, MutationProgram};
 pub use values::{JsonPatchVal, ObjectVal, construct};
 
 /// kube's `ObjectTypeName`: `Object`, and `Object.<field>...` below it.
