@@ -193,11 +193,16 @@ fn kustomize_renders_rbac_service_and_hardened_deployment() {
         serde_json::json!([{"apiGroups": [""], "resources": ["namespaces"],
             "verbs": ["get", "list", "watch"]}])
     );
-    // The webhook plugins follow the cluster's webhook configurations.
+    // The webhook plugins follow the cluster's webhook configurations, the policy plugins
+    // its admission policies and their bindings.
     assert_eq!(
         rules("crd-apiserver:admission-config-reader"),
         serde_json::json!([{"apiGroups": ["admissionregistration.k8s.io"],
             "resources": ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"],
+            "verbs": ["list", "watch"]},
+            {"apiGroups": ["admissionregistration.k8s.io"],
+            "resources": ["mutatingadmissionpolicies", "mutatingadmissionpolicybindings",
+                "validatingadmissionpolicies", "validatingadmissionpolicybindings"],
             "verbs": ["list", "watch"]}])
     );
     let reader = one(&objects, "RoleBinding");
