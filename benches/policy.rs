@@ -1,7 +1,8 @@
 //! ValidatingAdmissionPolicy evaluation cost, in process (issue 31's "≤ 5 µs of server CPU
 //! per create on top of no policy"): the policy of the throughput bench's `policy` section
 //! (one variable, three validations, `Deny`) compiled once, then what the plugin does per
-//! create after matching — the `request` variables built, the inputs bound, every
+//! create after matching — the `request` variables built where an expression can read
+//! them (`RequestUse`), the inputs bound, every
 //! validation and the variable evaluated, the decisions acted on — timed over batches of
 //! the 1 KiB CronTab. The full-stack cell (with against without the policy, and kube's
 //! server) is `BENCH_ONLY=policy,policy-reference cargo bench --bench throughput`.
@@ -85,7 +86,16 @@ fn main() {
             object: None,
             old_object: None,
         };
-        let (request, match_request) = (request_json(&input), request_json(&input));
+        // As the plugin: a `request` no expression can read is bound as null.
+        let build = |used: bool| {
+            if used {
+                request_json(&input)
+            } else {
+                Value::Null
+            }
+        };
+        let uses = validator.request_use;
+        let (request, match_request) = (build(uses.request), build(uses.match_request));
         let recorder = Recorder::default();
         let entries = [Entry::Invocation(Invocation {
             policy: "bench",

@@ -16,6 +16,7 @@ use super::reinvocation::{Key, NamespacedName};
 use crate::admission::policy::generic::dispatch::{Invocation, Outcome, PolicyError};
 use crate::admission::policy::generic::kinds::MutatingPolicies;
 use crate::admission::policy::generic::plugin::Policies;
+use crate::admission::policy::validating::compile::RequestUse;
 use crate::admission::policy::validating::plugin::Prepared;
 use crate::admission::reinvocation::ReinvocationContext;
 use crate::admission::webhook::conditions::authz_user;
@@ -130,7 +131,8 @@ impl Dispatcher<'_> {
     ) -> Result<(Option<Value>, Vec<PolicyError>), ApiError> {
         let attributes = self.attributes;
         let compiled = &invocation.hook.compiled;
-        let prepared = Prepared::new(invocation, attributes, None, attributes.old_object);
+        let uses = RequestUse::ALL;
+        let prepared = Prepared::new(invocation, attributes, None, attributes.old_object, uses);
         let user = authz_user(attributes.user);
         let resource = [
             attributes.group,

@@ -38,6 +38,45 @@ pub struct CompiledValidation {
     pub message_expression: Option<PolicyExpression>,
 }
 
+/// Which of the two `request` values a compiled policy can read: building one (kube's
+/// `CreateAdmissionRequest`, with the user's groups and extra and the options) costs
+/// more than evaluating a few expressions, so one no expression can read is bound as
+/// `null` instead. Decided once per compile, conservatively: an expression "can read"
+/// `request` when its source contains the word (a string literal with it only costs the
+/// build).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RequestUse {
+    /// By the validations, messages, audit annotations or mutations (and variables).
+    pub request: bool,
+    /// By the matchConditions (and variables).
+    pub match_request: bool,
+}
+
+impl RequestUse {
+    /// Both built.
+    pub const ALL: RequestUse = RequestUse {
+        request: true,
+        match_request: true,
+    };
+
+    /// The use of policy whose variables, matchConditions and other expressions have these
+    /// sources.
+    pub fn of<'s>(
+        variables: impl IntoIterator<Item = &'s str>,
+        match_conditions: impl IntoIterator<Item = &'s str>,
+        others: impl IntoIterator<Item = &'s str>,
+    ) -> RequestUse {
+        let mentions = |mut sources: Box<dyn Iterator<Item = &'s str> + '_>| {
+            sources.any(|source| source.contains("request"))
+        };
+        let variables = mentions(Box::new(variables.into_iter()));
+        RequestUse {
+            request: variables || mentions(Box::new(others.into_iter())),
+            match_request: variables || mentions(Box::new(match_conditions.into_iter())),
+        }
+    }
+}
+
 /// A compiled policy, shared read-only between requests.
 #[derive(Debug)]
 pub struct Validator {
@@ -46,6 +85,8 @@ pub struct Validator {
     pub(super) validations: Vec<CompiledValidation>,
     pub(super) audit_annotations: Vec<(String, PolicyExpression)>,
     pub failure_policy: FailurePolicy,
+    /// Which `request` values the expressions can read.
+    pub request_use: RequestUse,
 }
 
 impl Validator {
@@ -99,7 +140,21 @@ impl Validator {
                 (a.key.clone(), expression)
             })
             .collect();
+        let request_use = RequestUse::of(
+            spec.variables
+                .iter()
+                .flatten()
+                .map(|v| v.expression.as_str()),
+            (spec.match_conditions.iter().flatten()).map(|c| c.expression.as_str()),
+            (spec.validations.iter().flatten())
+                .flat_map(|v| [Some(v.expression.as_str()), v.message_expression.as_deref()])
+                .flatten()
+                .chain(
+                    (spec.audit_annotations.iter().flatten()).map(|a| a.value_expression.as_str()),
+                ),
+        );
         Validator {
+            request_use,
             composition: compiler.finish(),
             match_conditions,
             validations,

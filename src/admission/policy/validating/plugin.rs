@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use super::compile::RequestUse;
 use super::dispatcher::{Denial, Entry, Invocation as Validation, dispatch};
 use super::validator::ValidateInput;
 use crate::admission::policy::generic::dispatch::{Invocation, Picked, Selection};
@@ -39,6 +40,7 @@ impl<'o> Prepared<'o> {
         attributes: &Attributes<'_>,
         object: Option<&'o Value>,
         old_object: Option<&'o Value>,
+        uses: RequestUse,
     ) -> Prepared<'o> {
         let kind = Gvk {
             group: &invocation.kind.group,
@@ -66,11 +68,17 @@ impl<'o> Prepared<'o> {
             object: None,
             old_object: None,
         };
-        let request = request_json(&input);
-        let match_request = request_json(&ConditionInput {
-            resource: request_resource(attributes),
-            ..input
-        });
+        let request = match uses.request {
+            true => request_json(&input),
+            false => Value::Null,
+        };
+        let match_request = match uses.match_request {
+            true => request_json(&ConditionInput {
+                resource: request_resource(attributes),
+                ..input
+            }),
+            false => Value::Null,
+        };
         Prepared {
             object: object.map(|o| invocation.versioned(o)),
             old_object: old_object.map(|o| invocation.versioned(o)),
@@ -120,7 +128,10 @@ pub async fn validate(
     // The authorizer library asks the cluster synchronously, as kube's does.
     let denial = blocking(|| {
         let prepared: Vec<Prepared<'_>> = (selection.invocations.iter())
-            .map(|i| Prepared::new(i, attributes, object, attributes.old_object))
+            .map(|i| {
+                let uses = i.hook.compiled.request_use;
+                Prepared::new(i, attributes, object, attributes.old_object, uses)
+            })
             .collect();
         let entries = entries(
             &selection,

@@ -254,3 +254,90 @@ fn reason_to_code_is_kubes_table() {
     .collect();
     assert_eq!(codes, [401, 403, 422, 413, 422]);
 }
+
+#[test]
+fn request_use_built_only_where_an_expression_can_read_it() {
+    use super::compile::RequestUse;
+    let none: [&str; 0] = [];
+    // (variables, matchConditions, other expressions, what is built)
+    type Case<'a> = (&'a [&'a str], &'a [&'a str], &'a [&'a str], RequestUse);
+    let cases: [Case<'_>; 5] = [
+        // Neither read: both bound as null.
+        (
+            &["object.spec"],
+            &["has(object.spec)"],
+            &["variables.spec.x > 0"],
+            RequestUse {
+                request: false,
+                match_request: false,
+            },
+        ),
+        // A validation reads request: only it is built.
+        (
+            &[],
+            &["true"],
+            &["request.operation == 'CREATE'"],
+            RequestUse {
+                request: true,
+                match_request: false,
+            },
+        ),
+        // A matchCondition reads it: only the match request is built.
+        (
+            &[],
+            &["request.userInfo.username != ''"],
+            &["true"],
+            RequestUse {
+                request: false,
+                match_request: true,
+            },
+        ),
+        // A variable reads it: both (variables are read from either).
+        (
+            &["request.namespace"],
+            &[],
+            &[],
+            RequestUse {
+                request: true,
+                match_request: true,
+            },
+        ),
+        // A string that contains the word: conservatively built.
+        (
+            &[],
+            &[],
+            &["'request' != ''"],
+            RequestUse {
+                request: true,
+                match_request: false,
+            },
+        ),
+    ];
+    for (variables, conditions, others, want) in cases {
+        let got = RequestUse::of(
+            variables.iter().copied(),
+            conditions.iter().copied(),
+            others.iter().copied(),
+        );
+        assert_eq!(got, want, "{variables:?} {conditions:?} {others:?}");
+    }
+    assert_eq!(
+        RequestUse::of(none, none, none),
+        RequestUse {
+            request: false,
+            match_request: false
+        }
+    );
+    // Compiled from a spec: messageExpressions and audit annotations count as validations.
+    let spec = serde_json::from_value(serde_json::json!({
+        "validations": [{"expression": "true", "messageExpression": "request.name"}]}))
+    .unwrap();
+    let uses = super::Validator::compile(&spec).request_use;
+    assert_eq!(
+        uses,
+        RequestUse {
+            request: true,
+            match_request: false
+        }
+    );
+}
