@@ -2,7 +2,7 @@
 //! per create on top of no policy"): the policy of the throughput bench's `policy` section
 //! (one variable, three validations, `Deny`) compiled once, then what the plugin does per
 //! create after matching — the `request` variables built where an expression can read
-//! them (`RequestUse`), the inputs bound, every
+//! them (`Reads`), the inputs bound, every
 //! validation and the variable evaluated, the decisions acted on — timed over batches of
 //! the 1 KiB CronTab. The full-stack cell (with against without the policy, and kube's
 //! server) is `BENCH_ONLY=policy,policy-reference cargo bench --bench throughput`.
@@ -94,7 +94,7 @@ fn main() {
                 Value::Null
             }
         };
-        let uses = validator.request_use;
+        let uses = validator.reads;
         let (request, match_request) = (build(uses.request), build(uses.match_request));
         let recorder = Recorder::default();
         let entries = [Entry::Invocation(Invocation {

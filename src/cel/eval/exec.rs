@@ -4,10 +4,9 @@
 //! each charge, as cel-go does while it evaluates.
 
 use std::rc::Rc;
-use std::sync::Arc;
 
 use crate::cel::functions::Impl;
-use crate::cel::value::{EvalError, Map, Value};
+use crate::cel::value::{EvalError, Value};
 
 use super::CostTracker;
 use super::cost;
@@ -330,90 +329,6 @@ impl<'a> Frame<'_, 'a> {
             Target::Missing => Err(EvalError::new(format!("no such overload: {}", c.function))),
         }
     }
-
-    fn list(&mut self, elements: &[Node], optional: &[bool]) -> Outcome<'a> {
-        let mut out = Vec::with_capacity(elements.len());
-        for (i, e) in elements.iter().enumerate() {
-            let v = self.eval(e)?;
-            if optional.get(i).copied().unwrap_or(false) {
-                match v {
-                    Value::Optional(Some(inner)) => out.push(Value::clone(&inner)),
-                    Value::Optional(None) => {}
-                    other => {
-                        return Err(EvalError::new(format!(
-                            "cannot initialize optional list element from non-optional value {}",
-                            ops::go_format(&other)
-                        )));
-                    }
-                }
-            } else {
-                out.push(v);
-            }
-        }
-        Ok(Value::list(out))
-    }
-
-    fn map(&mut self, entries: &[(Node, Node, bool)]) -> Outcome<'a> {
-        let mut out: Vec<(Value<'a>, Value<'a>)> = Vec::with_capacity(entries.len());
-        for (k, v, optional) in entries {
-            let key = self.eval(k)?;
-            let mut val = self.eval(v)?;
-            if *optional {
-                match val {
-                    Value::Optional(Some(inner)) => val = Value::clone(&inner),
-                    Value::Optional(None) => {
-                        out.retain(|(existing, _)| !same_key(existing, &key));
-                        continue;
-                    }
-                    other => {
-                        return Err(EvalError::new(format!(
-                            "cannot initialize optional entry '{}' from non-optional value {}",
-                            ops::go_format(&key),
-                            ops::go_format(&other)
-                        )));
-                    }
-                }
-            }
-            out.retain(|(existing, _)| !same_key(existing, &key));
-            out.push((key, val));
-        }
-        Ok(Value::Map(Map::Owned(Rc::new(out))))
-    }
-}
-
-impl<'a> Frame<'_, 'a> {
-    /// cel-go's `evalObj`: the fields in order, an `?field` set only from a present
-    /// optional.
-    fn create_struct(
-        &mut self,
-        ty: &crate::cel::mutation::StructType,
-        fields: &[(Arc<str>, Node, bool)],
-    ) -> Outcome<'a> {
-        let mut out: Vec<(&str, Value<'a>)> = Vec::with_capacity(fields.len());
-        for (name, node, optional) in fields {
-            let v = self.eval(node)?;
-            if !*optional {
-                out.push((name, v));
-                continue;
-            }
-            match v {
-                Value::Optional(Some(inner)) => out.push((name, Value::clone(&inner))),
-                Value::Optional(None) => {}
-                other => {
-                    return Err(EvalError::new(format!(
-                        "cannot initialize optional entry '{name}' from non-optional value {}",
-                        ops::go_format(&other)
-                    )));
-                }
-            }
-        }
-        crate::cel::mutation::construct(ty, out)
-    }
-}
-
-/// Go map keys: equal only with the same type.
-fn same_key(a: &Value<'_>, b: &Value<'_>) -> bool {
-    ops::type_name(a) == ops::type_name(b) && ops::equal(a, b).unwrap_or(false)
 }
 
 fn guard(o: &Overload, args: &[Value<'_>]) -> bool {

@@ -3,6 +3,8 @@
 //! cel-go's semantics and costs as kube configures them (`OptOptimize`, cost tracking,
 //! `PresenceTestHasCost(false)`).
 
+mod constfold;
+mod construct;
 mod cost;
 mod exec;
 mod fold;

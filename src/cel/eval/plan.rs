@@ -10,12 +10,11 @@ use crate::cel::ast::{Comprehension, Expr, ExprKind, StructField};
 use crate::cel::checked::{Checked, Reference};
 use crate::cel::env::Env;
 use crate::cel::mutation;
-use crate::cel::value::{EvalError, Value};
 
-use super::exec::Frame;
+use super::constfold::{fold_constant, run_constant};
 use super::konst::Const;
 use super::node::{Attr, Base, Call, Fold, Node, Overload, Qual, QualKey, Target, Watch};
-use super::{CostTracker, regex};
+use super::regex;
 
 pub(super) struct Planner<'c> {
     checked: &'c Checked,
@@ -384,41 +383,4 @@ fn index(optional: bool, mut args: Vec<Node>) -> Result<Node, String> {
         test_only: false,
     });
     Ok(Node::Attr(Box::new(attr)))
-}
-
-/// Evaluates a node without variables (plan-time folding).
-fn run_constant(node: &Node) -> Result<Value<'static>, EvalError> {
-    let mut tracker = CostTracker {
-        actual: 0,
-        limit: None,
-    };
-    let mut frame = Frame {
-        slots: super::exec::Slots::with_capacity(0, || None),
-        tracker: &mut tracker,
-        presence_test_has_cost: false,
-        lazy: None,
-    };
-    frame.eval(node)
-}
-
-/// cel-go's constant list and map literals: built once, free to evaluate.
-fn fold_constant(node: Node) -> Node {
-    let all_const = match &node {
-        Node::List { elements, .. } => elements.iter().all(|e| e.as_const().is_some()),
-        Node::Map { entries } => entries
-            .iter()
-            .all(|(k, v, _)| k.as_const().is_some() && v.as_const().is_some()),
-        _ => false,
-    };
-    if !all_const {
-        return node;
-    }
-    match run_constant(&node)
-        .ok()
-        .as_ref()
-        .and_then(Const::from_value)
-    {
-        Some(c) => Node::Const(c),
-        None => node,
-    }
 }

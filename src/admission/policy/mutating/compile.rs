@@ -9,6 +9,7 @@ use std::sync::Arc;
 use k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicy;
 
 use crate::admission::policy::generic::hooks::FailurePolicy;
+use crate::admission::policy::validating::compile::Reads;
 use crate::cel::admission::composition::{
     Compiler, Composition, Declarations, Output as ExpressionOutput, PolicyExpression,
 };
@@ -41,6 +42,8 @@ pub struct CompiledMutations {
     pub patchers: Vec<Patcher>,
     pub reinvocation: ReinvocationPolicy,
     pub failure_policy: FailurePolicy,
+    /// What the expressions can read of the costly variables.
+    pub reads: Reads,
 }
 
 /// kube's `compilePolicy`: a mutation whose `patchType` names a missing body (or an
@@ -75,7 +78,7 @@ pub fn compile_mutations(policy: &MutatingAdmissionPolicy) -> CompiledMutations 
     let mutations = spec
         .and_then(|s| s.mutations.as_deref())
         .unwrap_or_default();
-    let patchers = mutations
+    let patchers: Vec<Patcher> = mutations
         .iter()
         .filter_map(|m| {
             let (output, expression) = match m.patch_type.as_str() {
@@ -96,7 +99,23 @@ pub fn compile_mutations(policy: &MutatingAdmissionPolicy) -> CompiledMutations 
         Some("IfNeeded") => ReinvocationPolicy::IfNeeded,
         _ => ReinvocationPolicy::Never,
     };
+    let reads = Reads::of(
+        (spec
+            .and_then(|s| s.variables.as_deref())
+            .unwrap_or_default())
+        .iter()
+        .map(|v| v.expression.as_str()),
+        (spec
+            .and_then(|s| s.match_conditions.as_deref())
+            .unwrap_or_default())
+        .iter()
+        .map(|c| c.expression.as_str()),
+        patchers
+            .iter()
+            .map(|p: &Patcher| p.expression.source.as_str()),
+    );
     CompiledMutations {
+        reads,
         composition: compiler.finish(),
         match_conditions,
         expected: mutations.len(),

@@ -16,7 +16,7 @@ use super::reinvocation::{Key, NamespacedName};
 use crate::admission::policy::generic::dispatch::{Invocation, Outcome, PolicyError};
 use crate::admission::policy::generic::kinds::MutatingPolicies;
 use crate::admission::policy::generic::plugin::Policies;
-use crate::admission::policy::validating::compile::RequestUse;
+
 use crate::admission::policy::validating::plugin::Prepared;
 use crate::admission::reinvocation::ReinvocationContext;
 use crate::admission::webhook::conditions::authz_user;
@@ -52,14 +52,20 @@ pub async fn admit(
         authorizer: policies.authorizer.clone(),
     };
     let mut mutated = None;
-    // The authorizer library asks the cluster synchronously, as kube's does.
-    blocking(|| {
+    let calls_authorizer = (selection.invocations.iter()).any(|i| i.hook.compiled.reads.authorizer);
+    let dispatch = || {
         selection.finish(attributes, seen, |invocations| {
             let (outcome, object) = dispatcher.invocations(invocations, seen, reinvoke);
             mutated = object;
             outcome
         })
-    })?;
+    };
+    // The authorizer library asks the cluster synchronously, as kube's does: a policy
+    // that can call it is evaluated off the runtime's worker.
+    match calls_authorizer {
+        true => blocking(dispatch)?,
+        false => dispatch()?,
+    };
     match (object, mutated) {
         (Some(object), Some(next)) if *object != next => {
             *object = next;
@@ -131,8 +137,8 @@ impl Dispatcher<'_> {
     ) -> Result<(Option<Value>, Vec<PolicyError>), ApiError> {
         let attributes = self.attributes;
         let compiled = &invocation.hook.compiled;
-        let uses = RequestUse::ALL;
-        let prepared = Prepared::new(invocation, attributes, None, attributes.old_object, uses);
+        let reads = compiled.reads;
+        let prepared = Prepared::new(invocation, attributes, None, attributes.old_object, reads);
         let user = authz_user(attributes.user);
         let resource = [
             attributes.group,
@@ -147,10 +153,12 @@ impl Dispatcher<'_> {
             match_request: &prepared.match_request,
             params: prepared.params.as_deref(),
             namespace_object: self.namespace,
-            authorizer: Some((
-                authorizer_value(user.clone(), self.authorizer.clone()),
-                request_resource_value(user, self.authorizer.clone(), resource),
-            )),
+            authorizer: reads.authorizer.then(|| {
+                (
+                    authorizer_value(user.clone(), self.authorizer.clone()),
+                    request_resource_value(user, self.authorizer.clone(), resource),
+                )
+            }),
         };
         let versioned = object.map(|o| invocation.versioned(o).into_owned());
         match matches(compiled, versioned.as_ref(), &input) {

@@ -38,41 +38,42 @@ pub struct CompiledValidation {
     pub message_expression: Option<PolicyExpression>,
 }
 
-/// Which of the two `request` values a compiled policy can read: building one (kube's
-/// `CreateAdmissionRequest`, with the user's groups and extra and the options) costs
-/// more than evaluating a few expressions, so one no expression can read is bound as
-/// `null` instead. Decided once per compile, conservatively: an expression "can read"
-/// `request` when its source contains the word (a string literal with it only costs the
-/// build).
+/// What a compiled policy's expressions can read of the costly variables. Building a
+/// `request` (kube's `CreateAdmissionRequest`, with the user's groups and extra and the
+/// options) costs more than evaluating a few expressions, so one no expression can read
+/// is bound as `null` instead; and only a policy that can call the `authorizer` (whose
+/// SubjectAccessReviews block) is evaluated off the runtime's worker. Decided once per
+/// compile, conservatively: an expression "can read" a variable when its source contains
+/// the word (a string literal with it only costs the build).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RequestUse {
-    /// By the validations, messages, audit annotations or mutations (and variables).
+pub struct Reads {
+    /// `request` by the validations, messages, audit annotations or mutations (and
+    /// variables).
     pub request: bool,
-    /// By the matchConditions (and variables).
+    /// `request` by the matchConditions (and variables).
     pub match_request: bool,
+    /// `authorizer` (or `authorizer.requestResource`) by any expression.
+    pub authorizer: bool,
 }
 
-impl RequestUse {
-    /// Both built.
-    pub const ALL: RequestUse = RequestUse {
-        request: true,
-        match_request: true,
-    };
-
-    /// The use of policy whose variables, matchConditions and other expressions have these
-    /// sources.
+impl Reads {
+    /// What a policy reads whose variables, matchConditions and other expressions have
+    /// these sources.
     pub fn of<'s>(
         variables: impl IntoIterator<Item = &'s str>,
         match_conditions: impl IntoIterator<Item = &'s str>,
         others: impl IntoIterator<Item = &'s str>,
-    ) -> RequestUse {
-        let mentions = |mut sources: Box<dyn Iterator<Item = &'s str> + '_>| {
-            sources.any(|source| source.contains("request"))
-        };
-        let variables = mentions(Box::new(variables.into_iter()));
-        RequestUse {
-            request: variables || mentions(Box::new(others.into_iter())),
-            match_request: variables || mentions(Box::new(match_conditions.into_iter())),
+    ) -> Reads {
+        let mention = |word: &str, sources: &[&str]| sources.iter().any(|s| s.contains(word));
+        let variables: Vec<&str> = variables.into_iter().collect();
+        let conditions: Vec<&str> = match_conditions.into_iter().collect();
+        let others: Vec<&str> = others.into_iter().collect();
+        let in_variables = mention("request", &variables);
+        let everywhere = [&variables[..], &conditions, &others].concat();
+        Reads {
+            request: in_variables || mention("request", &others),
+            match_request: in_variables || mention("request", &conditions),
+            authorizer: mention("authorizer", &everywhere),
         }
     }
 }
@@ -85,8 +86,8 @@ pub struct Validator {
     pub(super) validations: Vec<CompiledValidation>,
     pub(super) audit_annotations: Vec<(String, PolicyExpression)>,
     pub failure_policy: FailurePolicy,
-    /// Which `request` values the expressions can read.
-    pub request_use: RequestUse,
+    /// What the expressions can read of the costly variables.
+    pub reads: Reads,
 }
 
 impl Validator {
@@ -140,7 +141,7 @@ impl Validator {
                 (a.key.clone(), expression)
             })
             .collect();
-        let request_use = RequestUse::of(
+        let reads = Reads::of(
             spec.variables
                 .iter()
                 .flatten()
@@ -154,7 +155,7 @@ impl Validator {
                 ),
         );
         Validator {
-            request_use,
+            reads,
             composition: compiler.finish(),
             match_conditions,
             validations,

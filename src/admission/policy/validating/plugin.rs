@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::compile::RequestUse;
+use super::compile::Reads;
 use super::dispatcher::{Denial, Entry, Invocation as Validation, dispatch};
 use super::validator::ValidateInput;
 use crate::admission::policy::generic::dispatch::{Invocation, Picked, Selection};
@@ -40,7 +40,7 @@ impl<'o> Prepared<'o> {
         attributes: &Attributes<'_>,
         object: Option<&'o Value>,
         old_object: Option<&'o Value>,
-        uses: RequestUse,
+        reads: Reads,
     ) -> Prepared<'o> {
         let kind = Gvk {
             group: &invocation.kind.group,
@@ -68,11 +68,11 @@ impl<'o> Prepared<'o> {
             object: None,
             old_object: None,
         };
-        let request = match uses.request {
+        let request = match reads.request {
             true => request_json(&input),
             false => Value::Null,
         };
-        let match_request = match uses.match_request {
+        let match_request = match reads.match_request {
             true => request_json(&ConditionInput {
                 resource: request_resource(attributes),
                 ..input
@@ -125,12 +125,11 @@ pub async fn validate(
     };
     let authorizer: Arc<dyn Authorizer> = policies.authorizer.clone();
     let metrics = &policies.metrics.validating_policy;
-    // The authorizer library asks the cluster synchronously, as kube's does.
-    let denial = blocking(|| {
+    let evaluate = || {
         let prepared: Vec<Prepared<'_>> = (selection.invocations.iter())
             .map(|i| {
-                let uses = i.hook.compiled.request_use;
-                Prepared::new(i, attributes, object, attributes.old_object, uses)
+                let reads = i.hook.compiled.reads;
+                Prepared::new(i, attributes, object, attributes.old_object, reads)
             })
             .collect();
         let entries = entries(
@@ -141,7 +140,14 @@ pub async fn validate(
             &authorizer,
         );
         dispatch(&entries, attributes.recorder, metrics)
-    });
+    };
+    // The authorizer library asks the cluster synchronously, as kube's does: a policy
+    // that can call it is evaluated off the runtime's worker.
+    let calls_authorizer = (selection.invocations.iter()).any(|i| i.hook.compiled.reads.authorizer);
+    let denial = match calls_authorizer {
+        true => blocking(evaluate),
+        false => evaluate(),
+    };
     match denial {
         None => Ok(()),
         Some(denial) => Err(refused(attributes, object, denial)),
@@ -167,10 +173,12 @@ fn entries<'a>(
     let entry = |picked: &'a Picked| match picked {
         Picked::Invocation(i) => {
             let (invocation, inputs) = (&selection.invocations[*i], &prepared[*i]);
-            let authorizers = (
-                authorizer_value(user.clone(), authorizer.clone()),
-                request_resource_value(user.clone(), authorizer.clone(), resource),
-            );
+            let authorizers = invocation.hook.compiled.reads.authorizer.then(|| {
+                (
+                    authorizer_value(user.clone(), authorizer.clone()),
+                    request_resource_value(user.clone(), authorizer.clone(), resource),
+                )
+            });
             Entry::Invocation(Validation {
                 policy: &invocation.hook.name,
                 binding: &invocation.binding.name,
@@ -183,7 +191,7 @@ fn entries<'a>(
                     namespace_object: namespace,
                     request: &inputs.request,
                     match_request: &inputs.match_request,
-                    authorizer: Some(authorizers),
+                    authorizer: authorizers,
                 },
             })
         }

@@ -256,88 +256,69 @@ fn reason_to_code_is_kubes_table() {
 }
 
 #[test]
-fn request_use_built_only_where_an_expression_can_read_it() {
-    use super::compile::RequestUse;
-    let none: [&str; 0] = [];
-    // (variables, matchConditions, other expressions, what is built)
-    type Case<'a> = (&'a [&'a str], &'a [&'a str], &'a [&'a str], RequestUse);
-    let cases: [Case<'_>; 5] = [
-        // Neither read: both bound as null.
+fn reads_request_and_authorizer_only_where_an_expression_can() {
+    use super::compile::Reads;
+    let reads = |request, match_request, authorizer| Reads {
+        request,
+        match_request,
+        authorizer,
+    };
+    // (variables, matchConditions, other expressions, what they read)
+    type Case<'a> = (&'a [&'a str], &'a [&'a str], &'a [&'a str], Reads);
+    let cases: [Case<'_>; 7] = [
+        // Neither read: both requests bound as null, no authorizer.
         (
             &["object.spec"],
             &["has(object.spec)"],
             &["variables.spec.x > 0"],
-            RequestUse {
-                request: false,
-                match_request: false,
-            },
+            reads(false, false, false),
         ),
         // A validation reads request: only it is built.
         (
             &[],
             &["true"],
             &["request.operation == 'CREATE'"],
-            RequestUse {
-                request: true,
-                match_request: false,
-            },
+            reads(true, false, false),
         ),
         // A matchCondition reads it: only the match request is built.
         (
             &[],
             &["request.userInfo.username != ''"],
             &["true"],
-            RequestUse {
-                request: false,
-                match_request: true,
-            },
+            reads(false, true, false),
         ),
         // A variable reads it: both (variables are read from either).
-        (
-            &["request.namespace"],
-            &[],
-            &[],
-            RequestUse {
-                request: true,
-                match_request: true,
-            },
-        ),
+        (&["request.namespace"], &[], &[], reads(true, true, false)),
         // A string that contains the word: conservatively built.
+        (&[], &[], &["'request' != ''"], reads(true, false, false)),
+        // The authorizer, from any expression (its requestResource names `request` too).
+        (
+            &[],
+            &["authorizer.group('').resource('pods').check('get').allowed()"],
+            &[],
+            reads(false, false, true),
+        ),
         (
             &[],
             &[],
-            &["'request' != ''"],
-            RequestUse {
-                request: true,
-                match_request: false,
-            },
+            &["authorizer.requestResource.check('get').allowed()"],
+            reads(true, false, true),
         ),
     ];
     for (variables, conditions, others, want) in cases {
-        let got = RequestUse::of(
+        let got = Reads::of(
             variables.iter().copied(),
             conditions.iter().copied(),
             others.iter().copied(),
         );
         assert_eq!(got, want, "{variables:?} {conditions:?} {others:?}");
     }
-    assert_eq!(
-        RequestUse::of(none, none, none),
-        RequestUse {
-            request: false,
-            match_request: false
-        }
-    );
     // Compiled from a spec: messageExpressions and audit annotations count as validations.
     let spec = serde_json::from_value(serde_json::json!({
         "validations": [{"expression": "true", "messageExpression": "request.name"}]}))
     .unwrap();
-    let uses = super::Validator::compile(&spec).request_use;
     assert_eq!(
-        uses,
-        RequestUse {
-            request: true,
-            match_request: false
-        }
+        super::Validator::compile(&spec).reads,
+        reads(true, false, false)
     );
 }
