@@ -139,7 +139,6 @@ impl Dispatcher<'_> {
         let compiled = &invocation.hook.compiled;
         let reads = compiled.reads;
         let prepared = Prepared::new(invocation, attributes, None, attributes.old_object, reads);
-        let user = authz_user(attributes.user);
         let resource = [
             attributes.group,
             attributes.resource,
@@ -154,6 +153,7 @@ impl Dispatcher<'_> {
             params: prepared.params.as_deref(),
             namespace_object: self.namespace,
             authorizer: reads.authorizer.then(|| {
+                let user = authz_user(attributes.user);
                 (
                     authorizer_value(user.clone(), self.authorizer.clone()),
                     request_resource_value(user, self.authorizer.clone(), resource),

@@ -52,7 +52,10 @@ impl<'o> Prepared<'o> {
             version: &invocation.resource.version,
             resource: &invocation.resource.resource,
         };
-        let options = attributes.options.to_json();
+        let options = match reads.request || reads.match_request {
+            true => attributes.options.to_json(),
+            false => None,
+        };
         let input = ConditionInput {
             kind,
             request_kind: request_kind(attributes),
@@ -162,7 +165,12 @@ fn entries<'a>(
     namespace: Option<&'a Value>,
     authorizer: &Arc<dyn Authorizer>,
 ) -> Vec<Entry<'a>> {
-    let user = authz_user(attributes.user);
+    // The user as the authorizer library asks, made only when a policy can ask.
+    let user = selection
+        .invocations
+        .iter()
+        .any(|i| i.hook.compiled.reads.authorizer)
+        .then(|| authz_user(attributes.user));
     let resource = [
         attributes.group,
         attributes.resource,
@@ -173,12 +181,14 @@ fn entries<'a>(
     let entry = |picked: &'a Picked| match picked {
         Picked::Invocation(i) => {
             let (invocation, inputs) = (&selection.invocations[*i], &prepared[*i]);
-            let authorizers = invocation.hook.compiled.reads.authorizer.then(|| {
-                (
-                    authorizer_value(user.clone(), authorizer.clone()),
-                    request_resource_value(user.clone(), authorizer.clone(), resource),
-                )
-            });
+            let authorizers = (user.as_ref())
+                .filter(|_| invocation.hook.compiled.reads.authorizer)
+                .map(|user| {
+                    (
+                        authorizer_value(user.clone(), authorizer.clone()),
+                        request_resource_value(user.clone(), authorizer.clone(), resource),
+                    )
+                });
             Entry::Invocation(Validation {
                 policy: &invocation.hook.name,
                 binding: &invocation.binding.name,
