@@ -4,7 +4,7 @@
 //! against no policy, at concurrency 1 and 64. Each server (this build, `--kubeconfig` to
 //! its own fake core API) differs only in whether its fake serves the policy and its
 //! binding. `measure` fails the run on any refused create, so every create measured was
-//! admitted.
+//! admitted. `BENCH_POLICY_NONE=1` leaves the policy out on both: the harness's spread.
 
 use serde_json::{Value, json};
 
@@ -46,7 +46,10 @@ pub fn policy_and_binding() -> [Value; 2] {
 pub async fn run() {
     let with = fake_kube::FakeKube::start();
     with.add_namespace("default");
-    for object in policy_and_binding() {
+    // BENCH_POLICY_NONE=1: server A without the policy too, to show the harness's own
+    // difference between the two servers.
+    let none = std::env::var_os("BENCH_POLICY_NONE").is_some();
+    for object in policy_and_binding().into_iter().filter(|_| !none) {
         with.put_object(object);
     }
     let without = fake_kube::FakeKube::start();
@@ -80,8 +83,13 @@ pub async fn run() {
         }
         cells.push(cell);
     }
+    let a = if none {
+        "A, BENCH_POLICY_NONE: without it too"
+    } else {
+        "A"
+    };
     println!(
-        "\n## One ValidatingAdmissionPolicy (a variable, three validations): this build with it (A) and without (B), median of {} alternated rounds\n",
+        "\n## One ValidatingAdmissionPolicy (a variable, three validations): this build with it ({a}) and without (B), median of {} alternated rounds\n",
         rounds()
     );
     Compared::header("A", "B");
