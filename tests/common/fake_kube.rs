@@ -7,9 +7,10 @@
 //! - `GET` (list, get, watch) of namespaces that tests add, terminate, label and delete
 //!   (`fake_kube_namespaces.rs`);
 //! - `GET` (list, get, watch) of objects of any kind that tests put and delete
-//!   (`fake_kube_collections.rs`): Mutating/ValidatingWebhookConfigurations
-//!   (`fake_kube_webhooks.rs` names them), Validating/MutatingAdmissionPolicies and their
-//!   bindings, ConfigMaps and other param kinds, with the discovery documents listing them;
+//!   (`fake_kube_collections.rs`, answered by `fake_kube_queries.rs`):
+//!   Mutating/ValidatingWebhookConfigurations (`fake_kube_webhooks.rs` names them),
+//!   Validating/MutatingAdmissionPolicies and their bindings, ConfigMaps and other param
+//!   kinds, with the discovery documents listing them;
 //!
 //! and recording every review it gets. Clients must present the kubeconfig's bearer token
 //! ([`SERVICE_ACCOUNT_TOKEN`]), as the server's service account would.
@@ -26,6 +27,8 @@ pub mod delegated;
 mod discovery;
 #[path = "fake_kube_namespaces.rs"]
 pub mod namespaces;
+#[path = "fake_kube_queries.rs"]
+mod queries;
 #[path = "fake_kube_webhooks.rs"]
 pub mod webhooks;
 #[path = "fake_kube_wire.rs"]

@@ -2,7 +2,8 @@
 //! ConfigMap (list, get, watch), TokenReview and SubjectAccessReview, in the real wire
 //! format (`metav1.Status` errors, `{"type","object"}` watch lines); namespaces are
 //! served by `fake_kube_namespaces.rs`, every other collection (webhook configurations,
-//! admission policies, params) and discovery by `fake_kube_collections.rs`.
+//! admission policies, params) and discovery by `fake_kube_queries.rs` (its documents from
+//! `fake_kube_discovery.rs`).
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
@@ -22,8 +23,8 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
-use super::collections;
 use super::namespaces::{self, NAMESPACES};
+use super::queries;
 use super::{CONFIGMAPS, NAME, SERVICE_ACCOUNT_TOKEN, Shared};
 
 pub fn tls_config(serving: &pki::Pem) -> Arc<rustls::ServerConfig> {
@@ -138,7 +139,7 @@ async fn handle(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<Body> 
         }
         (Method::GET, p) => {
             let query = req.uri().query().unwrap_or_default().to_string();
-            match collections::serve(shared, p, &query).await {
+            match queries::serve(shared, p, &query).await {
                 Some(resp) => resp,
                 None => not_found(),
             }
