@@ -24,6 +24,8 @@ use crd_apiserver::request::user::UserInfo;
 use k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicySpec;
 use serde_json::{Value, json};
 
+#[path = "policy/fixture.rs"]
+mod fixture;
 #[path = "policy/plugin.rs"]
 mod plugin;
 
@@ -31,35 +33,10 @@ const ROUNDS: usize = 21;
 const BATCH: usize = 2_000;
 const GOAL_US: f64 = 5.0;
 
-/// The throughput bench's policy (`benches/throughput/policy.rs`) and its binding.
-fn policy_and_binding() -> (Value, Value) {
-    let mut spec = serde_json::to_value(spec()).unwrap();
-    spec["matchConstraints"] = json!({
-        "resourceRules": [{"operations": ["CREATE", "UPDATE"],
-            "apiGroups": ["stable.example.com"], "apiVersions": ["v1"],
-            "resources": ["crontabs"], "scope": "*"}],
-        "matchPolicy": "Equivalent", "namespaceSelector": {}, "objectSelector": {}});
-    let policy = json!({"apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicy",
-        "metadata": {"name": "bench", "generation": 1}, "spec": spec});
-    let binding = json!({"apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicyBinding",
-        "metadata": {"name": "bench", "generation": 1},
-        "spec": {"policyName": "bench", "validationActions": ["Deny"],
-            "matchResources": {"matchPolicy": "Equivalent", "namespaceSelector": {},
-                "objectSelector": {}}}});
-    (policy, binding)
-}
-
+/// The policy's spec.
 fn spec() -> ValidatingAdmissionPolicySpec {
-    serde_json::from_value(json!({
-        "failurePolicy": "Fail",
-        "variables": [{"name": "spec", "expression": "object.spec"}],
-        "validations": [
-            {"expression": "variables.spec.cronSpec.size() > 0"},
-            {"expression": "variables.spec.image.size() <= 4096"},
-            {"expression": "!has(variables.spec.replicas) || variables.spec.replicas >= 0"}]}))
-    .unwrap()
+    let [policy, _] = fixture::policy_and_binding();
+    serde_json::from_value(policy["spec"].clone()).unwrap()
 }
 
 /// The throughput bench's 1 KiB CronTab, as the plugin sees it on create.
@@ -155,7 +132,7 @@ fn main() {
          (median of {ROUNDS} batches of {BATCH}); goal ≤ {GOAL_US} µs: {:.2}× the goal",
         median / GOAL_US
     );
-    let (policy, binding) = policy_and_binding();
+    let [policy, binding] = fixture::policy_and_binding();
     let whole = plugin::per_create(policy, binding, &object, ROUNDS, BATCH);
     println!(
         "the whole plugin per create (snapshot, matching, inputs, evaluation): {whole:.2} µs; \

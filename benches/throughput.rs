@@ -49,6 +49,8 @@ mod list;
 mod meters;
 #[path = "throughput/policy.rs"]
 mod policy;
+#[path = "policy/fixture.rs"]
+mod policy_fixture;
 #[path = "throughput/policy_reference.rs"]
 mod policy_reference;
 #[path = "throughput/procfs.rs"]

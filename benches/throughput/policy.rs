@@ -6,8 +6,6 @@
 //! binding. `measure` fails the run on any refused create, so every create measured was
 //! admitted. `BENCH_POLICY_NONE=1` leaves the policy out on both: the harness's spread.
 
-use serde_json::{Value, json};
-
 use crate::cpu::Cpu;
 use crate::rounds::rounds;
 use crate::writes::{Compared, Write, measure, warm_up};
@@ -15,32 +13,7 @@ use crate::{CT, common, fake_kube, kubectl_like};
 
 pub const CONCURRENCY: [usize; 2] = [1, 64];
 
-/// The policy and its binding, with every field kube-apiserver's defaulting sets (the
-/// reference refuses a policy without them).
-pub fn policy_and_binding() -> [Value; 2] {
-    let policy = json!({"apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicy",
-        "metadata": {"name": "bench", "generation": 1},
-        "spec": {
-            "failurePolicy": "Fail",
-            "matchConstraints": {
-                "resourceRules": [{"operations": ["CREATE", "UPDATE"],
-                    "apiGroups": ["stable.example.com"], "apiVersions": ["v1"],
-                    "resources": ["crontabs"], "scope": "*"}],
-                "matchPolicy": "Equivalent", "namespaceSelector": {}, "objectSelector": {}},
-            "variables": [{"name": "spec", "expression": "object.spec"}],
-            "validations": [
-                {"expression": "variables.spec.cronSpec.size() > 0"},
-                {"expression": "variables.spec.image.size() <= 4096"},
-                {"expression": "!has(variables.spec.replicas) || variables.spec.replicas >= 0"}]}});
-    let binding = json!({"apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicyBinding",
-        "metadata": {"name": "bench", "generation": 1},
-        "spec": {"policyName": "bench", "validationActions": ["Deny"],
-            "matchResources": {"matchPolicy": "Equivalent", "namespaceSelector": {},
-                "objectSelector": {}}}});
-    [policy, binding]
-}
+pub use crate::policy_fixture::policy_and_binding;
 
 /// Runs the comparison and prints its table.
 pub async fn run() {

@@ -14,6 +14,7 @@
 //! and ValidatingAdmissionWebhook (each a variant of [`Plugin`] when it is built).
 //!
 //! - [`attributes`]: what a plugin is told about the request (kube's `admission.Attributes`).
+//! - [`failure`]: the `failurePolicy` webhooks and policies share.
 //! - [`namespace`]: NamespaceLifecycle, fed by the host cluster's namespaces.
 //! - [`policy`]: MutatingAdmissionPolicy and ValidatingAdmissionPolicy, fed by the host
 //!   cluster's policies and bindings.
@@ -22,6 +23,7 @@
 //! - [`metrics`]: kube's admission metrics.
 
 pub mod attributes;
+pub mod failure;
 pub mod metrics;
 pub mod namespace;
 pub mod policy;

@@ -52,12 +52,7 @@ pub enum MatchPolicy {
     Equivalent,
 }
 
-/// `failurePolicy`: kube ignores a failed call only for `Ignore`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FailurePolicy {
-    Fail,
-    Ignore,
-}
+pub use crate::admission::failure::FailurePolicy;
 
 /// `sideEffects`: a dry-run request may call only `None` and `NoneOnDryRun` hooks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -173,10 +168,7 @@ impl<'a> Common<'a> {
             object_selector: selector(self.object_selector),
             conditions: Arc::new(MatchConditions::compile(&self.match_conditions)),
             match_conditions: self.match_conditions,
-            failure_policy: match self.failure_policy {
-                Some("Ignore") => FailurePolicy::Ignore,
-                _ => FailurePolicy::Fail,
-            },
+            failure_policy: FailurePolicy::of(self.failure_policy),
             side_effects: match self.side_effects {
                 "None" => SideEffects::None,
                 "NoneOnDryRun" => SideEffects::NoneOnDryRun,

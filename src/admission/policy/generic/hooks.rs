@@ -13,22 +13,7 @@ use super::kind::PolicyKind;
 use super::matching::{self, Matcher};
 use super::params::{ParamKindRef, ParamStore};
 
-/// `failurePolicy`: errors of a policy with `Ignore` are dropped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FailurePolicy {
-    Fail,
-    Ignore,
-}
-
-impl FailurePolicy {
-    /// Unset and unknown values are Fail, as kube's dispatcher treats them.
-    pub fn of(given: Option<&str>) -> FailurePolicy {
-        match given {
-            Some("Ignore") => FailurePolicy::Ignore,
-            _ => FailurePolicy::Fail,
-        }
-    }
-}
+pub use crate::admission::failure::FailurePolicy;
 
 /// One binding of a hook's policy.
 pub struct BindingHook<K: PolicyKind> {

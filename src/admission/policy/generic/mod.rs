@@ -8,6 +8,7 @@
 //! - [`dispatch`]: kube's `policyDispatcher.Dispatch` and its final 403.
 //! - [`plugin`]: one plugin's state and what every request starts with.
 
+pub mod conditions;
 pub mod dispatch;
 pub mod hooks;
 pub mod kind;

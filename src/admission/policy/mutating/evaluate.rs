@@ -11,13 +11,10 @@ use serde_json::Value as Json;
 
 use super::compile::{CompiledMutations, Patcher};
 use super::patch::{apply_configuration, apply_json_patch};
-use crate::admission::policy::generic::hooks::FailurePolicy;
-use crate::cel::admission::context::{
-    Bindings, Context, RUNTIME_CEL_COST_BUDGET, RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS, Values,
-};
+use crate::admission::policy::generic::conditions;
+use crate::cel::admission::context::{Bindings, Context, RUNTIME_CEL_COST_BUDGET, Values};
 use crate::cel::mutation::{Output, json_patch_ops, object_json};
 use crate::cel::value::Value;
-use crate::error::aggregate_messages;
 use crate::fieldmanager::typed::TypeRef;
 
 /// The values of an invocation besides the object (which each mutation updates).
@@ -54,17 +51,12 @@ pub fn patcher_count_error(policy: &str, compiled: &CompiledMutations) -> Option
 }
 
 /// kube's `matchconditions.matcher.Match` (no namespace bound, the request's own
-/// resource): any false → no match; else errors → not matched with `Ignore`, the
-/// aggregated error with `Fail`.
+/// resource), as [`conditions::matches`] judges it.
 pub fn matches(
     compiled: &CompiledMutations,
     object: Option<&Json>,
     input: &InvocationInput<'_>,
 ) -> Result<bool, String> {
-    if compiled.match_conditions.is_empty() {
-        return Ok(true);
-    }
-    let ignore = compiled.failure_policy == FailurePolicy::Ignore;
     let values = Values::new(&Bindings {
         object,
         old_object: input.old_object,
@@ -73,31 +65,8 @@ pub fn matches(
         request: input.match_request,
         authorizer: input.authorizer.clone(),
     });
-    let Ok(values) = values else {
-        return match ignore {
-            true => Ok(false),
-            false => Err("failed to prepare object variable for evaluation".into()),
-        };
-    };
-    let mut remaining = RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS;
-    let mut context = Context::new(&compiled.composition, &values);
-    let mut errors = Vec::new();
-    for (_, condition) in &compiled.match_conditions {
-        match context.evaluate(condition, &mut remaining) {
-            Err(_) if ignore => return Ok(false),
-            Err(out_of_budget) => return Err(out_of_budget.to_string()),
-            Ok(evaluation) => match evaluation.result {
-                Ok(Value::Bool(false)) => return Ok(false),
-                Err(e) => errors.push(e),
-                Ok(_) => {}
-            },
-        }
-    }
-    match errors.is_empty() {
-        true => Ok(true),
-        false if ignore => Ok(false),
-        false => Err(aggregate_messages(errors)),
-    }
+    let (composition, policy) = (&compiled.composition, compiled.failure_policy);
+    conditions::matches(composition, &compiled.match_conditions, values, policy)
 }
 
 /// What runs around each mutation: kube's object defaulter on each patched object, and

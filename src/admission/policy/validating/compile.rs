@@ -12,22 +12,7 @@ use crate::cel::admission::composition::{
     Compiler, Composition, Declarations, Output, PolicyExpression,
 };
 
-/// kube's `failurePolicy` (unset is `Fail`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FailurePolicy {
-    Fail,
-    Ignore,
-}
-
-impl FailurePolicy {
-    /// kube's validator: anything but `Ignore` fails closed.
-    pub fn parse(policy: Option<&str>) -> FailurePolicy {
-        match policy {
-            Some("Ignore") => FailurePolicy::Ignore,
-            _ => FailurePolicy::Fail,
-        }
-    }
-}
+pub use crate::admission::failure::FailurePolicy;
 
 /// One `validations` entry.
 #[derive(Debug)]
@@ -160,7 +145,7 @@ impl Validator {
             match_conditions,
             validations,
             audit_annotations,
-            failure_policy: FailurePolicy::parse(spec.failure_policy.as_deref()),
+            failure_policy: FailurePolicy::of(spec.failure_policy.as_deref()),
         }
     }
 

@@ -6,13 +6,12 @@
 
 use serde_json::Value as Json;
 
+use crate::admission::policy::generic::conditions;
 use crate::cel::admission::composition::PolicyExpression;
 use crate::cel::admission::context::{
-    Bindings, Context, Evaluation, OutOfBudget, RUNTIME_CEL_COST_BUDGET,
-    RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS, Values,
+    Bindings, Context, Evaluation, OutOfBudget, RUNTIME_CEL_COST_BUDGET, Values,
 };
 use crate::cel::value::Value;
-use crate::error::aggregate_messages;
 
 use super::compile::{CompiledValidation, FailurePolicy, Validator};
 use super::decision::{
@@ -131,43 +130,16 @@ impl Validator {
     }
 
     /// kube's `matchconditions.matcher.Match` (no namespace bound, the request's own
-    /// resource): any false → no match; else errors → per failurePolicy.
+    /// resource), as [`conditions::matches`] judges it.
     fn matches(&self, input: &ValidateInput<'_>) -> Result<bool, String> {
         if self.match_conditions.is_empty() {
             return Ok(true);
         }
-        let ignore = self.failure_policy == FailurePolicy::Ignore;
-        let Ok(values) = self.values(input, input.match_request, None, true) else {
-            return if ignore {
-                Ok(false)
-            } else {
-                Err("failed to prepare object variable for evaluation".into())
-            };
-        };
-        let mut remaining = RUNTIME_CEL_COST_BUDGET_MATCH_CONDITIONS;
-        let conditions = self.match_conditions.iter().map(|(_, e)| Some(e));
-        let results = match self.run(&values, conditions, &mut remaining) {
-            Ok(results) => results,
-            Err(_) if ignore => return Ok(false),
-            Err(e) => return Err(e.to_string()),
-        };
-        let mut errors = Vec::new();
-        for result in results.into_iter().flatten() {
-            match result.result {
-                Ok(Value::Bool(false)) => return Ok(false),
-                Err(e) => errors.push(e),
-                Ok(_) => {}
-            }
-        }
-        match errors.is_empty() {
-            true => Ok(true),
-            false if ignore => Ok(false),
-            false => Err(aggregate_messages(errors)),
-        }
+        let values = self.values(input, input.match_request, None, true);
+        let (composition, policy) = (&self.composition, self.failure_policy);
+        conditions::matches(composition, &self.match_conditions, values, policy)
     }
 
-    /// kube's `ForInput`: the expressions in order in one context (`None` for an
-    /// absent one, as kube's placeholder).
     fn run<'e, 'a>(
         &self,
         values: &Values<'a>,
