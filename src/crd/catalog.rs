@@ -23,6 +23,9 @@ pub enum CatalogError {
     /// A served version's printer columns do not compile.
     #[error("version {version}: {error}")]
     Columns { version: String, error: TableError },
+    /// The definition's conversion could not be set up.
+    #[error("spec.conversion: {0}")]
+    Conversion(String),
 }
 
 /// One served version of a resource.
@@ -73,6 +76,8 @@ pub struct ServedResource {
     pub replicas_paths: ResourcePathMappings,
     /// The names as shared strings, for metric labels taken per request without copying.
     pub labels: LabelNames,
+    /// How objects move between versions (`spec.conversion`).
+    pub conversion: super::conversion::Conversion,
 }
 
 /// A resource's group, plural and `plural.group`, shared.
@@ -112,11 +117,23 @@ pub struct GroupVersions<'a> {
 }
 
 impl Catalog {
-    /// Builds the catalog from CRDs that already passed `crd::check`.
+    /// Builds the catalog from CRDs that already passed `crd::check`, serving only
+    /// `strategy: None` conversion.
     pub fn build(crds: &[CustomResourceDefinition]) -> Result<Catalog, CatalogError> {
+        Catalog::build_with(crds, &super::conversion::NoConverters)
+    }
+
+    /// [`Catalog::build`] with each definition's converter made by `converters`.
+    pub fn build_with(
+        crds: &[CustomResourceDefinition],
+        converters: &dyn super::conversion::ConverterFactory,
+    ) -> Result<Catalog, CatalogError> {
         let mut catalog = Catalog::default();
         for crd in crds {
-            let served = Arc::new(served_resource(crd)?);
+            let conversion = converters
+                .new_converter(crd)
+                .map_err(CatalogError::Conversion)?;
+            let served = Arc::new(served_resource(crd, conversion)?);
             for v in &served.versions {
                 catalog
                     .by_group_version_plural
@@ -184,7 +201,10 @@ impl Catalog {
     }
 }
 
-fn served_resource(crd: &CustomResourceDefinition) -> Result<ServedResource, CatalogError> {
+fn served_resource(
+    crd: &CustomResourceDefinition,
+    conversion: super::conversion::Conversion,
+) -> Result<ServedResource, CatalogError> {
     let spec = &crd.spec;
     let names = &spec.names;
     let mut versions = Vec::new();
@@ -236,6 +256,7 @@ fn served_resource(crd: &CustomResourceDefinition) -> Result<ServedResource, Cat
         storage_api_version: format!("{}/{storage_version}", spec.group),
         storage_version,
         versions,
+        conversion,
     })
 }
 

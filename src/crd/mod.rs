@@ -3,6 +3,7 @@
 
 pub mod catalog;
 pub mod check;
+pub mod conversion;
 pub mod labels;
 pub mod load;
 pub mod openapi;
