@@ -21,6 +21,11 @@
 //! - [`admission`]: kube's admission chain, run by the write path after decode and
 //!   before storage (NamespaceLifecycle, fed by the host cluster's namespaces; the
 //!   mutating and validating admission webhooks, fed by its webhook configurations).
+//! - [`conversion`]: custom resources converted between their versions (kube's CRD
+//!   conversion): the webhook converter, the declarative converter, and the factory the
+//!   catalog makes each resource's conversion with.
+//! - [`webhook`]: the pooled HTTPS client every webhook is called through (admission
+//!   webhooks and conversion webhooks).
 //! - [`config`]: command-line flags into a validated configuration.
 //! - [`watch`]: turns storage events into `{"type","object"}` watch events, queued per
 //!   watcher under a byte budget, with the per-user watch limit.
@@ -61,6 +66,7 @@ pub mod authz;
 pub mod cel;
 pub mod cluster;
 pub mod config;
+pub mod conversion;
 pub mod crd;
 pub mod error;
 pub mod fieldmanager;
@@ -78,3 +84,4 @@ pub mod storage;
 pub mod table;
 pub mod validation;
 pub mod watch;
+pub mod webhook;

@@ -38,6 +38,14 @@ const ORDER: &[(&str, &str)] = &[
         "kube's admission chain (NamespaceLifecycle now; webhooks and policies next)",
     ),
     (
+        "conversion",
+        "custom resources between their versions: the webhook and declarative converters, the factory the catalog uses",
+    ),
+    (
+        "webhook",
+        "the pooled HTTPS client every webhook is called through (admission and conversion)",
+    ),
+    (
         "config",
         "command-line flags into a validated configuration (start-up vocabulary)",
     ),

@@ -18,7 +18,7 @@ use common::eventually;
 use crd_apiserver::admission::namespace::NamespaceLifecycle;
 use crd_apiserver::admission::webhook::hook::{FailurePolicy, Hook, Hooks, MatchPolicy};
 use crd_apiserver::admission::webhook::source::Source;
-use crd_apiserver::admission::webhook::transport::Endpoint;
+use crd_apiserver::webhook::Endpoint;
 use fake_kube::FakeKube;
 use serde_json::{Value, json};
 

@@ -1,8 +1,9 @@
-//! The admission webhook transport (`admission::webhook::transport::Transport`) against a
+//! The admission webhook transport (`webhook::Transport`) against a
 //! real HTTPS webhook (tests/common/webhook.rs) over real TLS: pooling over HTTP/2,
 //! `?timeout=` and the deadline, Go's texts for refused connections and unknown CAs,
 //! caBundle pinning, service endpoints through the override, credentials from an
-//! AdmissionConfiguration file, the response bound, and a connection closed unanswered.
+//! AdmissionConfiguration file, the response bound, a connection closed unanswered, and
+//! a call as the caller asks (`Call`: User-Agent, `?timeout=` or none, its bound).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
 
@@ -15,8 +16,8 @@ use std::time::Duration;
 use crd_apiserver::admission::webhook::review::{
     self, Gvk, Gvr, Phase, Request, Response, ReviewVersion,
 };
-use crd_apiserver::admission::webhook::transport::{AdmissionUsers, Endpoint, Settings, Transport};
 use crd_apiserver::request::user::UserInfo;
+use crd_apiserver::webhook::{AdmissionUsers, Call, Endpoint, Settings, Transport};
 use serde_json::json;
 use webhook::{Behaviour, Webhook};
 
@@ -506,4 +507,50 @@ async fn webhook_behaviours_decoded_as_kube_reads_them() {
         .map(|r| r.version)
         .collect();
     assert_eq!(versions, ["v1", "v1beta1"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn call_user_agent_and_query_as_asked() {
+    let hook = Webhook::start(&[]);
+    let transport = transport();
+    transport
+        .post(&url(&hook, "/admit"), body(ReviewVersion::V1, "a"), TEN)
+        .await
+        .expect("an admission call");
+    let bare = Call {
+        bound: TEN,
+        query_timeout: None,
+        user_agent: "test-agent/1.0",
+    };
+    transport
+        .call(&url(&hook, "/bare"), body(ReviewVersion::V1, "b"), bare)
+        .await
+        .expect("a call without ?timeout=");
+    let admit = hook.reviews_at("/admit");
+    assert_eq!(admit[0].query, "timeout=10s");
+    assert_eq!(
+        admit[0].user_agent.as_deref(),
+        Some("kube-apiserver-admission")
+    );
+    let bare = hook.reviews_at("/bare");
+    assert_eq!(bare[0].query, "");
+    assert_eq!(bare[0].user_agent.as_deref(), Some("test-agent/1.0"));
+    // The bound is the call's, whatever the query says.
+    hook.on("/slow", Behaviour::Slow(Duration::from_secs(30)));
+    let slow = Call {
+        bound: Duration::from_millis(300),
+        query_timeout: Some(Duration::from_secs(30)),
+        user_agent: "test-agent/1.0",
+    };
+    let error = transport
+        .call(&url(&hook, "/slow"), body(ReviewVersion::V1, "c"), slow)
+        .await
+        .expect_err("past its bound");
+    assert_eq!(
+        error.cause(),
+        format!(
+            "Post \"{}?timeout=30s\": context deadline exceeded",
+            hook.url("/slow")
+        )
+    );
 }

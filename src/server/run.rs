@@ -18,9 +18,6 @@ use crate::admission::policy::generic::source::{ParamSources, Source as PolicySo
 use crate::admission::policy::validating::typecheck::warnings::TypeChecks;
 use crate::admission::webhook::dispatch::Webhooks;
 use crate::admission::webhook::source::Source;
-use crate::admission::webhook::transport::{
-    Settings as TransportSettings, Transport as WebhookTransport,
-};
 use crate::admission::{self, Plugin};
 use crate::authn::{self, Authenticator};
 use crate::authz::Authorizer;
@@ -41,6 +38,7 @@ use crate::storage::cache::{CacheMetrics, CachedStore};
 use crate::storage::embedded::EmbeddedStore;
 use crate::storage::etcd::EtcdStore;
 use crate::storage::key::KeyLayout;
+use crate::webhook::{Settings as TransportSettings, Transport as WebhookTransport};
 
 /// Why the server could not start; `exit_code` follows sysexits (64 = bad input).
 #[derive(Debug, thiserror::Error)]
@@ -186,7 +184,7 @@ async fn admission_chain(
     }
     // One client per plugin, each with its plugin's kubeConfigFile users.
     let admission = &config.admission;
-    let transport = |users: &crate::admission::webhook::transport::Users| {
+    let transport = |users: &crate::webhook::Users| {
         WebhookTransport::new(TransportSettings {
             users: users.clone(),
             service_addresses: admission.service_addresses.clone(),

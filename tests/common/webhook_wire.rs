@@ -110,6 +110,11 @@ async fn handle(
         .get(http::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
+    let user_agent = req
+        .headers()
+        .get(http::header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
     let bytes = match req.into_body().collect().await {
         Ok(body) => body.to_bytes(),
         Err(_) => Bytes::new(),
@@ -128,6 +133,7 @@ async fn handle(
         http,
         authority,
         authorization,
+        user_agent,
         client_cn,
         body: body.clone(),
     });

@@ -7,11 +7,11 @@ use serde_json::Value;
 
 use super::matching::Invocation;
 use super::review::{self, Gvk, Gvr, Phase, Request, Response};
-use super::transport::Transport;
-use super::transport::error::CallError;
 use crate::admission::Attributes;
 use crate::admission::webhook::hook::{Hook, SideEffects};
 use crate::error::ApiError;
+use crate::webhook::Transport;
+use crate::webhook::error::CallError;
 
 /// How a call failed.
 #[derive(Debug)]

@@ -16,11 +16,11 @@ use super::hook::{FailurePolicy, Hook, Hooks};
 use super::matching::NamespaceLabels;
 use super::matching::{self, Equivalent, Gvk, Gvr, Invocation, MatchError, MatchRequest};
 use super::source::Source;
-use super::transport::Transport;
 use crate::admission::metrics::AdmissionMetrics;
 use crate::admission::namespace::{LabelsLookup, NamespaceLifecycle};
 use crate::admission::{Attributes, forbidden, forbidden_named};
 use crate::error::{ApiError, GroupResource};
+use crate::webhook::Transport;
 
 /// kube's `timeToWaitForReady`: how long a write waits for the configurations' first list.
 const READY_WAIT: Duration = Duration::from_secs(10);

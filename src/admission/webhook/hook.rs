@@ -20,8 +20,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector as ApiSelector
 
 use super::conditions::MatchConditions;
 use super::rules::Rule;
-use super::transport::Endpoint;
 use crate::selector::label::LabelSelector;
+use crate::webhook::Endpoint;
 
 /// kube's default `timeoutSeconds`.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);

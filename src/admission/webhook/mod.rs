@@ -6,7 +6,7 @@
 //! - [`matching`]: whether a hook is called and with which version (`ShouldCallHook`).
 //! - [`conditions`]: a webhook's `matchConditions` (CEL), compiled once, judged per request.
 //! - [`review`]: the AdmissionReview sent and the answer's checks.
-//! - [`transport`]: the pooled HTTPS client that calls webhooks.
+//! - the pooled HTTPS client that calls webhooks is [`crate::webhook`], shared with conversion.
 //! - [`dispatch`]: what both plugins share; [`mutating`] and [`validating`]: kube's two
 //!   dispatchers; [`call`]: one call of one webhook.
 
@@ -19,5 +19,4 @@ pub mod mutating;
 pub mod review;
 pub mod rules;
 pub mod source;
-pub mod transport;
 pub mod validating;

@@ -1,5 +1,5 @@
 //! The credentials an admission webhook is called with (read at start-up; the webhook
-//! transport, `admission::webhook::transport::credentials`, uses them): kube's `--admission-control-config-file`
+//! transport, `webhook::credentials`, uses them): kube's `--admission-control-config-file`
 //! (`AdmissionConfiguration`, plugins `ValidatingAdmissionWebhook` /
 //! `MutatingAdmissionWebhook`, each a `WebhookAdmissionConfiguration` naming a
 //! `kubeConfigFile`), whose users are picked per webhook host as k8s.io/apiserver

@@ -1,6 +1,7 @@
-//! The one pooled HTTPS client every admission webhook is called through (kube's
-//! `webhookutil.ClientManager`): a client per connection identity, cached; the call
-//! bounded by the webhook's timeout, sent with `?timeout=`; failures in kube's words.
+//! The one pooled HTTPS client every webhook is called through, admission and CRD
+//! conversion alike (kube's `webhookutil.ClientManager`): a client per connection
+//! identity, cached; each call bounded, sent with the `User-Agent` and `?timeout=` its
+//! caller asks for ([`Call`]); failures in kube's words.
 //!
 //! - [`endpoint`]: where a webhook is called (`clientConfig`).
 //! - [`credentials`]: `--admission-control-config-file` and its kubeconfig users (read at
@@ -33,8 +34,34 @@ use warmup::Warmup;
 
 /// kube's client cache size (`defaultCacheSize`); past it the cache starts over.
 const MAX_CLIENTS: usize = 200;
-/// The `User-Agent` kube's webhook clients send.
-const USER_AGENT: &str = "kube-apiserver-admission";
+/// The `User-Agent` kube's webhook clients send: k8s.io/apiserver's
+/// `pkg/util/webhook/authentication.go` `setGlobalDefaults` sets it on every webhook
+/// client config the default resolver makes, admission's and CRD conversion's alike.
+pub const USER_AGENT: &str = "kube-apiserver-admission";
+
+/// How one call is made besides its endpoint and body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Call {
+    /// The call's whole bound (connect, send, answer read); past it the call fails with
+    /// `context deadline exceeded`.
+    pub bound: Duration,
+    /// The `?timeout=` query sent (client-go sends its client's timeout, Go-printed);
+    /// `None` sends no query.
+    pub query_timeout: Option<Duration>,
+    /// The `User-Agent` header.
+    pub user_agent: &'static str,
+}
+
+impl Call {
+    /// An admission webhook's call: bounded by `timeout` and sending it as `?timeout=`.
+    pub fn admission(timeout: Duration) -> Call {
+        Call {
+            bound: timeout,
+            query_timeout: Some(timeout),
+            user_agent: USER_AGENT,
+        }
+    }
+}
 
 /// How the transport is set up at start-up.
 #[derive(Clone, Debug, Default)]
@@ -84,12 +111,26 @@ impl Transport {
         body: Vec<u8>,
         timeout: Duration,
     ) -> Result<Vec<u8>, CallError> {
-        let url = format!("{}?timeout={}", endpoint.base_url(), go_seconds(timeout));
+        self.call(endpoint, body, Call::admission(timeout)).await
+    }
+
+    /// POSTs `body` to `endpoint` as `call` says; the 2xx answer's body.
+    pub async fn call(
+        &self,
+        endpoint: &Endpoint,
+        body: Vec<u8>,
+        call: Call,
+    ) -> Result<Vec<u8>, CallError> {
+        let url = match call.query_timeout {
+            Some(timeout) => format!("{}?timeout={}", endpoint.base_url(), go_seconds(timeout)),
+            None => endpoint.base_url(),
+        };
+        let timeout = call.bound;
         let authority = authority(&url);
         let (client, credentials, warmup) = self.client(endpoint, &authority)?;
-        let request = request(&url, body, &credentials)?;
+        let request = request(&url, body, &credentials, call.user_agent)?;
         let limit = self.settings.max_response_bytes;
-        let call = async {
+        let exchange = async {
             let response = warmup
                 .send(&client, request)
                 .await
@@ -122,7 +163,7 @@ impl Transport {
             Ok::<_, CallError>((code, content_type, bytes))
         };
         let (code, content_type, bytes) =
-            tokio::time::timeout(timeout, call)
+            tokio::time::timeout(timeout, exchange)
                 .await
                 .map_err(|_| CallError::Post {
                     url: url.clone(),
@@ -190,11 +231,12 @@ fn request(
     url: &str,
     body: Vec<u8>,
     credentials: &Credentials,
+    user_agent: &str,
 ) -> Result<http::Request<Full<Bytes>>, CallError> {
     let mut builder = http::Request::post(url)
         .header(http::header::CONTENT_TYPE, "application/json")
         .header(http::header::ACCEPT, "application/json, */*")
-        .header(http::header::USER_AGENT, USER_AGENT);
+        .header(http::header::USER_AGENT, user_agent);
     if let Some(token) = &credentials.bearer_token {
         builder = builder.header(http::header::AUTHORIZATION, format!("Bearer {token}"));
     } else if let Some((user, password)) = &credentials.basic {

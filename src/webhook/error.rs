@@ -1,4 +1,5 @@
-//! A failed call in kube's words (`failed to call webhook: …`): Go's `*url.Error`
+//! A failed call in kube's words (admission's `failed to call webhook: …`, or the bare
+//! cause for CRD conversion): Go's `*url.Error`
 //! (`Post "<url>": <cause>`) for transport faults, client-go's errors for answers that
 //! are not a success.
 
@@ -7,34 +8,52 @@ use serde_json::Value;
 /// client-go's cap on the body text quoted in an unstructured error.
 const MAX_UNSTRUCTURED_TEXT: usize = 2048;
 
-/// Why a call failed; displays what follows `failed calling webhook "<name>": `.
+/// Why a call failed; displays what follows `failed calling webhook "<name>": `
+/// (admission's words); [`CallError::cause`] is the same without admission's
+/// `failed to call webhook: ` (CRD conversion's `conversion webhook for <gvk> failed: <cause>`).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CallError {
     /// No answer: Go's `Post "<url>": <cause>`.
-    #[error("failed to call webhook: Post {}: {cause}", crate::gofmt::quote(url))]
+    #[error("failed to call webhook: {}", self.cause())]
     Post { url: String, cause: String },
     /// An answer that is no success (client-go's `StatusError`), with its code.
-    #[error("failed to call webhook: {message}")]
+    #[error("failed to call webhook: {}", self.cause())]
     Status {
         code: u16,
         reason: String,
         message: String,
     },
     /// A 2xx answer without a body.
-    #[error(
-        "failed to call webhook: 0-length response with status code: {code} and content type: {content_type}"
-    )]
+    #[error("failed to call webhook: {}", self.cause())]
     Empty { code: u16, content_type: String },
     /// An answer longer than this server buffers (kube reads without a bound).
-    #[error(
-        "failed to call webhook: Post {}: the webhook's response body exceeds {limit} bytes",
-        crate::gofmt::quote(url)
-    )]
+    #[error("failed to call webhook: {}", self.cause())]
     TooLarge { url: String, limit: usize },
     /// The webhook cannot be called as configured (bad URL, unusable caBundle or
     /// credentials): kube's `could not get REST client: …`.
-    #[error("could not get REST client: {0}")]
+    #[error("{}", self.cause())]
     Client(String),
+}
+
+impl CallError {
+    /// client-go's error text alone: Go's `*url.Error`, the `StatusError`'s message, the
+    /// empty answer's text (admission's Display adds `failed to call webhook: `).
+    pub fn cause(&self) -> String {
+        match self {
+            CallError::Post { url, cause } => {
+                format!("Post {}: {cause}", crate::gofmt::quote(url))
+            }
+            CallError::Status { message, .. } => message.clone(),
+            CallError::Empty { code, content_type } => format!(
+                "0-length response with status code: {code} and content type: {content_type}"
+            ),
+            CallError::TooLarge { url, limit } => format!(
+                "Post {}: the webhook's response body exceeds {limit} bytes",
+                crate::gofmt::quote(url)
+            ),
+            CallError::Client(text) => format!("could not get REST client: {text}"),
+        }
+    }
 }
 
 /// client-go's error for a non-success answer: a `Status` of `Failure` in the body is
@@ -227,6 +246,51 @@ mod tests {
         ];
         for (code, ct, body, want) in cases {
             assert_eq!(status_error(*code, *ct, body).to_string(), *want, "{code}");
+        }
+    }
+
+    #[test]
+    fn cause_of_each_error_without_admission_prefix() {
+        let url = "https://h:1/convert".to_string();
+        let cases = [
+            (
+                CallError::Post {
+                    url: url.clone(),
+                    cause: "EOF".into(),
+                },
+                r#"Post "https://h:1/convert": EOF"#,
+            ),
+            (
+                CallError::Status {
+                    code: 403,
+                    reason: "Forbidden".into(),
+                    message: "nope".into(),
+                },
+                "nope",
+            ),
+            (
+                CallError::Empty {
+                    code: 200,
+                    content_type: "application/json".into(),
+                },
+                "0-length response with status code: 200 and content type: application/json",
+            ),
+            (
+                CallError::TooLarge { url, limit: 7 },
+                r#"Post "https://h:1/convert": the webhook's response body exceeds 7 bytes"#,
+            ),
+            (
+                CallError::Client("caBundle: no certificate found".into()),
+                "could not get REST client: caBundle: no certificate found",
+            ),
+        ];
+        for (error, want) in cases {
+            assert_eq!(error.cause(), want);
+            let admission = match &error {
+                CallError::Client(_) => want.to_string(),
+                _ => format!("failed to call webhook: {want}"),
+            };
+            assert_eq!(error.to_string(), admission);
         }
     }
 }
