@@ -9,7 +9,9 @@
 //! - `connect`: the pooled clients (TLS, HTTP/2, the service override).
 //! - `warmup`: a cold client's first connection is made alone.
 //! - [`error`]: [`CallError`], Go's and client-go's texts.
+//! - [`answer`]: a 2xx answer's body as client-go's decoder first reads it.
 
+pub mod answer;
 mod connect;
 pub mod endpoint;
 pub mod error;
