@@ -21,7 +21,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "webhook_wire.rs"]
-mod wire;
+pub(crate) mod wire;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
