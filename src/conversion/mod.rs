@@ -12,15 +12,15 @@
 pub mod declarative;
 pub mod webhook;
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
+use crate::config::admission::AdmissionSettings;
 use crate::crd::conversion::{Conversion, ConverterFactory};
 use crate::webhook::{Settings, Transport, Users};
-use webhook::WebhookConverter;
-use webhook::metrics::ConversionMetrics;
+pub use webhook::WebhookConverter;
+pub use webhook::metrics::ConversionMetrics;
 
 /// The converters' factory: one webhook transport for every CRD's converter (clients
 /// pooled per endpoint and caBundle inside it), and the metrics they count into.
@@ -30,19 +30,15 @@ pub struct Factory {
 }
 
 impl Factory {
-    /// `service_addresses` are `--admission-webhook-service-address`'s (a converter's
-    /// `service` is reached as an admission webhook's is); `max_response_bytes` bounds an
-    /// answer as it bounds admission's. Conversion calls carry no credentials (kube's
-    /// conversion client reads no kubeconfig).
-    pub fn new(
-        service_addresses: Vec<(String, String, SocketAddr)>,
-        max_response_bytes: usize,
-        metrics: ConversionMetrics,
-    ) -> Factory {
+    /// Converters reach a `service` as admission webhooks do
+    /// (`--admission-webhook-service-address`) and read answers within the same bound;
+    /// they send no credentials (kube's conversion client reads no kubeconfig). Start-up
+    /// wiring: `Factory::new(&config.admission, ConversionMetrics::register(&mut metrics))`.
+    pub fn new(admission: &AdmissionSettings, metrics: ConversionMetrics) -> Factory {
         let transport = Transport::new(Settings {
             users: Users::default(),
-            service_addresses,
-            max_response_bytes,
+            service_addresses: admission.service_addresses.clone(),
+            max_response_bytes: admission.max_response_bytes,
         });
         Factory {
             transport: Arc::new(transport),

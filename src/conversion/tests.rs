@@ -20,7 +20,11 @@ fn crd(conversion: serde_json::Value) -> CustomResourceDefinition {
 }
 
 fn factory() -> Factory {
-    Factory::new(Vec::new(), 1024, ConversionMetrics::default())
+    let admission = crate::config::admission::AdmissionSettings {
+        max_response_bytes: 1024,
+        ..Default::default()
+    };
+    Factory::new(&admission, ConversionMetrics::default())
 }
 
 #[test]

@@ -9,8 +9,10 @@
 //!
 //! Calls are made as kube's conversion client makes them: `User-Agent:
 //! kube-apiserver-admission` and `?timeout=30s` (the default webhook client config of
-//! k8s.io/apiserver, `rest.Config.Timeout` 30 s), each bounded by those 30 s. A request
-//! whose own deadline comes first drops the call with it (its future is dropped).
+//! k8s.io/apiserver, `rest.Config.Timeout` 30 s), each bounded by those 30 s (Go's
+//! `Client.Timeout exceeded` text). A request whose own deadline comes first drops the
+//! call with it (its future is dropped). Recorded from the reference
+//! (hack/conversion-oracle/FINDINGS.md §2).
 //!
 //! Texts name the input's GroupVersionKind as kube's per-object conversion does (kube
 //! decodes list items one by one: `stable.example.com/v1, Kind=CronTab`); a batch of
@@ -37,7 +39,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 use serde_json::Value;
 
 use crate::crd::conversion::{Convert, ConvertError};
-use crate::webhook::{Call, Endpoint, Transport, USER_AGENT};
+use crate::webhook::{Bound, Call, Endpoint, Transport, USER_AGENT};
 use metrics::{ConversionMetrics, Failure};
 use objects::Shape;
 use response::Refused;
@@ -174,6 +176,7 @@ fn call() -> Call {
         bound: CALL_TIMEOUT,
         query_timeout: Some(CALL_TIMEOUT),
         user_agent: USER_AGENT,
+        bound_by: Bound::ClientTimeout,
     }
 }
 

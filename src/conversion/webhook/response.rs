@@ -10,9 +10,10 @@ use super::review::{GROUP, KIND, ReviewVersion};
 use crate::gofmt::quote;
 use crate::request::gojson::{self, GoType};
 
-/// The name `runtime.NewScheme()` gives the webhook client's scheme (its call site in
-/// k8s.io/apiserver `pkg/util/webhook/client.go`, shared with admission).
-const SCHEME: &str = "pkg/util/webhook/client.go:74";
+/// The name `runtime.NewScheme()` gives the webhook client's scheme: its call site in
+/// k8s.io/apiserver `pkg/util/webhook/client.go`, as the reference's conversion answers
+/// name it (hack/conversion-oracle/FINDINGS.md §1; admission's recordings say `:74`).
+const SCHEME: &str = "pkg/util/webhook/client.go:71";
 
 /// Why an answer is refused, sorted as kube's metrics sort it.
 #[derive(Clone, Debug, PartialEq, Eq)]

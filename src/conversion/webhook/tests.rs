@@ -126,11 +126,11 @@ fn decode_bad_answers_kube_texts() {
         (ReviewVersion::V1, b"not a ConversionReview".to_vec(),
             U(r#"couldn't get version/kind; json parse error: json: cannot unmarshal string into Go value of type struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" }"#.into())),
         (ReviewVersion::V1, br#"{"apiVersion":"v1","kind":"Pod"}"#.to_vec(),
-            U(r#"no kind "Pod" is registered for version "v1" in scheme "pkg/util/webhook/client.go:74""#.into())),
+            U(r#"no kind "Pod" is registered for version "v1" in scheme "pkg/util/webhook/client.go:71""#.into())),
         (ReviewVersion::V1, br#"{"apiVersion":"apiextensions.k8s.io/v1beta1","kind":"ConversionReview","response":{}}"#.to_vec(),
             U("converting (v1beta1.ConversionReview) to (v1.ConversionReview): unknown conversion".into())),
         (ReviewVersion::V1, br#"{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionResponse"}"#.to_vec(),
-            U(r#"no kind "ConversionResponse" is registered for version "apiextensions.k8s.io/v1" in scheme "pkg/util/webhook/client.go:74""#.into())),
+            U(r#"no kind "ConversionResponse" is registered for version "apiextensions.k8s.io/v1" in scheme "pkg/util/webhook/client.go:71""#.into())),
     ];
     for (version, body, want) in cases {
         let got = decode(version, "x", &body);
