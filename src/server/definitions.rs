@@ -5,8 +5,9 @@ use std::path::PathBuf;
 
 use super::run::StartError;
 use crate::config::validate::Config;
+use crate::conversion::{ConversionMetrics, Factory};
 use crate::crd::catalog::Catalog;
-use crate::crd::conversion::{ConverterFactory, NoConverters};
+use crate::crd::conversion::ConverterFactory;
 
 /// Loads, checks and compiles the CRDs into the served catalog, each definition's
 /// conversion made by `converters`; a conversion the factory refuses is a definition
@@ -22,12 +23,10 @@ pub fn load_catalog(
     Catalog::build_with(&crds, converters).map_err(|e| StartError::Definitions(e.to_string()))
 }
 
-/// The converter factory the catalog is built with (kube's `CRConverterFactory`).
-/// Until the webhook and declarative converters (`crate::conversion::Factory`) are
-/// wired here, `strategy: None` only: a definition with another strategy passes the
-/// checks and is then refused by name.
-pub(super) fn converters(_config: &Config) -> impl ConverterFactory {
-    NoConverters
+/// The converter factory the catalog is built with (kube's `CRConverterFactory`): the
+/// webhook and declarative converters, counting into `metrics`.
+pub(super) fn converters(config: &Config, metrics: ConversionMetrics) -> impl ConverterFactory {
+    Factory::new(&config.admission, metrics)
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use serde_json::Value;
 
 use super::*;
-use crate::crd::conversion::{Conversion, Convert, ConvertError};
+use crate::crd::conversion::{Conversion, Convert, ConvertError, NoConverters};
 
 fn webhook_crd(url: &str) -> String {
     format!(
