@@ -86,7 +86,7 @@ fn bad_conversion_webhook_stops_startup_with_kube_texts_and_exit_64() {
             "{at}.webhookClientConfig.url: Invalid value: \"x=1\": query parameters are not permitted in the URL"
         ),
         format!(
-            "{at}.conversionReviewVersions: Invalid value: []string{{\"v3\"}}: must include at least one of v1, v1beta1"
+            "{at}.conversionReviewVersions: Invalid value: [\"v3\"]: must include at least one of v1, v1beta1"
         ),
     ] {
         assert!(

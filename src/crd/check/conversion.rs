@@ -13,8 +13,7 @@ use serde_json::Value;
 
 use super::webhook::{check_service, check_url};
 use super::{is_dns1035_label, not_supported};
-use crate::error::{ErrorType, FieldError};
-use crate::gofmt::quote;
+use crate::error::FieldError;
 
 const PATH: &str = "spec.conversion";
 
@@ -116,15 +115,12 @@ fn check_review_versions(versions: &[String]) -> Vec<FieldError> {
         .iter()
         .any(|v| ACCEPTED_REVIEW_VERSIONS.contains(&v.as_str()))
     {
-        errors.push(FieldError {
-            reason: ErrorType::Invalid,
-            field,
-            detail: format!(
-                "Invalid value: {}: must include at least one of {}",
-                go_string_slice(versions),
-                ACCEPTED_REVIEW_VERSIONS.join(", ")
-            ),
-        });
+        let listed = Value::Array(versions.iter().map(|v| Value::String(v.clone())).collect());
+        let detail = format!(
+            "must include at least one of {}",
+            ACCEPTED_REVIEW_VERSIONS.join(", ")
+        );
+        errors.push(FieldError::invalid(&field, &listed, &detail));
     }
     errors
 }
@@ -143,13 +139,6 @@ fn check_no_webhook(conversion: &CustomResourceConversion) -> Vec<FieldError> {
         errors.push(FieldError::forbidden(&field, detail));
     }
     errors
-}
-
-/// `%#v` of a Go `[]string`, as a field error prints a bad value of that type:
-/// `[]string{"v3", "v4"}`.
-fn go_string_slice(values: &[String]) -> String {
-    let items: Vec<String> = values.iter().map(|v| quote(v)).collect();
-    format!("[]string{{{}}}", items.join(", "))
 }
 
 #[cfg(test)]

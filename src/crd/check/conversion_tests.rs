@@ -121,11 +121,11 @@ fn check_invalid_conversions_report_kube_message() {
         ("review version not a label", |v| conversion(v)["webhook"]["conversionReviewVersions"] = json!(["v1", "V2"]),
          vec![format!(r#"{CRV}[1]: Invalid value: "V2": {DNS1035}"#)]),
         ("review versions unknown", |v| conversion(v)["webhook"]["conversionReviewVersions"] = json!(["v3"]),
-         vec![format!(r#"{CRV}: Invalid value: []string{{"v3"}}: must include at least one of v1, v1beta1"#)]),
+         vec![format!(r#"{CRV}: Invalid value: ["v3"]: must include at least one of v1, v1beta1"#)]),
         ("review versions unknown and invalid", |v| conversion(v)["webhook"]["conversionReviewVersions"] = json!(["V3", "v4", "V3"]),
          vec![format!(r#"{CRV}[0]: Invalid value: "V3": {DNS1035}"#),
               format!(r#"{CRV}[2]: Invalid value: "V3": duplicate version"#),
-              format!(r#"{CRV}: Invalid value: []string{{"V3", "v4", "V3"}}: must include at least one of v1, v1beta1"#)]),
+              format!(r#"{CRV}: Invalid value: ["V3","v4","V3"]: must include at least one of v1, v1beta1"#)]),
     ];
     for (name, mutate, want) in cases {
         let mut value = webhook_crd();
