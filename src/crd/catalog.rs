@@ -93,6 +93,17 @@ impl ServedResource {
         self.versions.iter().find(|v| *v.name == *name)
     }
 
+    /// Every version of `spec.versions`, served or not, by kube's version priority (the
+    /// keys of `replicas_paths` name them all).
+    pub fn defined_versions(&self) -> Vec<&str> {
+        let prefix = format!("{}/", self.group);
+        let mut names: Vec<&str> = (self.replicas_paths.keys())
+            .filter_map(|gv| gv.strip_prefix(&prefix))
+            .collect();
+        names.sort_by(|a, b| super::priority::compare_versions(a, b));
+        names
+    }
+
     /// `plural.group`, the name used in Status messages.
     pub fn group_resource(&self) -> crate::error::GroupResource {
         crate::error::GroupResource::new(&self.group, &self.plural)
