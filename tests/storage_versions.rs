@@ -112,9 +112,18 @@ pub async fn stored(server: &Server) -> Value {
     resp.json().await.unwrap()
 }
 
-/// The `objects` of [`stored`].
-pub async fn objects(server: &Server) -> BTreeMap<String, u64> {
-    serde_json::from_value(stored(server).await["objects"].clone()).unwrap()
+/// The `objects` of [`stored`]; `None` while the cache lists (503, just after start-up).
+pub async fn objects(server: &Server) -> Option<BTreeMap<String, u64>> {
+    let url = server.url(&format!("/storedversions/{RESOURCE}"));
+    let resp = server.client().get(url).send().await.unwrap();
+    match resp.status().as_u16() {
+        503 => None,
+        code => {
+            let body: Value = resp.json().await.unwrap();
+            assert_eq!(code, 200, "{body}");
+            Some(serde_json::from_value(body["objects"].clone()).unwrap())
+        }
+    }
 }
 
 /// The `crd_apiserver_stored_objects` series of the crontabs, by version.
@@ -130,15 +139,15 @@ pub async fn metric(server: &Server) -> BTreeMap<String, u64> {
         .collect()
 }
 
-/// Waits until the endpoint and the metric both show `want` (the cache applies a write
-/// just after it is answered).
+/// Waits until the endpoint and the metric both show `want` (the cache lists just after
+/// the server listens, and applies a write just after it is answered).
 pub async fn wait_counts(server: &Server, want: &[(&str, u64)]) {
     let want: BTreeMap<String, u64> = want.iter().map(|(v, n)| (v.to_string(), *n)).collect();
-    let mut last = (BTreeMap::new(), BTreeMap::new());
+    let mut last = (None, BTreeMap::new());
     let deadline = tokio::time::Instant::now() + PATIENCE;
     while tokio::time::Instant::now() < deadline {
         last = (objects(server).await, metric(server).await);
-        if last.0 == want && last.1 == want {
+        if last.0.as_ref() == Some(&want) && last.1 == want {
             return;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
