@@ -11,6 +11,8 @@
 //!   filter chain (`server::chain`: request info → deadline → authentication →
 //!   impersonation → max-in-flight → authorization → dispatch, in kube's order),
 //!   start-up wiring, shutdown, dev PKI.
+//! - [`migrate`]: the `migrate` command, a client of a running server that rewrites
+//!   objects at their storage version (kube's StorageVersionMigration request).
 //! - [`authn`]: who is asking (front proxy, x509 client certificates, TokenReview).
 //! - [`authz`]: may they (always-allow paths and groups, then SubjectAccessReview), and
 //!   impersonation, which is checked with the authorizer.
@@ -76,6 +78,7 @@ pub mod handlers;
 pub mod inflight;
 pub mod meta;
 pub mod metrics;
+pub mod migrate;
 pub mod request;
 pub mod schema;
 pub mod selector;

@@ -23,7 +23,16 @@ async fn main() {
     crd_apiserver::server::mark_process_start();
     let cli = Cli::parse();
     let (flags, dev_pki) = match cli.command {
-        Some(Command::Dev(flags)) => match dev::prepare(flags) {
+        Some(Command::Migrate(flags)) => {
+            init_logging(LogFormat::Text);
+            crd_apiserver::server::tls::install_crypto_provider();
+            if let Err(e) = crd_apiserver::migrate::run(flags).await {
+                eprintln!("crd-apiserver migrate: {e}");
+                std::process::exit(e.exit_code());
+            }
+            return;
+        }
+        Some(Command::Dev(flags)) => match dev::prepare(*flags) {
             Ok((flags, pki)) => (flags, Some(pki)),
             Err(e) => {
                 eprintln!("crd-apiserver: {e}");

@@ -24,6 +24,10 @@ const ORDER: &[(&str, &str)] = &[
         "server",
         "connection, TLS, the filter chain (`server/chain.rs`), start-up wiring (`run.rs`), shutdown",
     ),
+    (
+        "migrate",
+        "the `migrate` command: a client of a running server rewriting objects at their storage version",
+    ),
     ("authn", "who is asking (front proxy, x509, TokenReview)"),
     (
         "authz",

@@ -4,6 +4,7 @@
 pub mod admission;
 pub mod auth;
 pub mod ciphers;
+pub mod migrate;
 pub mod transport;
 pub mod validate;
 
@@ -30,7 +31,10 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Development mode: generated PKI and kubeconfig under pki/dev, example CRDs, embedded store.
-    Dev(ServeFlags),
+    Dev(Box<ServeFlags>),
+    /// Rewrites every object of the given resources at its storage version, through a
+    /// running server (kube's StorageVersionMigration request per object).
+    Migrate(migrate::MigrateFlags),
 }
 
 /// How log lines are written to stderr.
@@ -104,6 +108,10 @@ pub struct ServeFlags {
     /// `--default-watch-cache-size`); 0 serves every read and watch from the store directly.
     #[arg(long = "default-watch-cache-size", default_value_t = crate::storage::cache::DEFAULT_WINDOW)]
     pub watch_cache_size: usize,
+    /// Start even when objects are stored at a version no longer in their CRD's
+    /// spec.versions (they cannot be read; each is logged as a warning).
+    #[arg(long = "allow-unmigrated-versions")]
+    pub allow_unmigrated_versions: bool,
     /// How long in-flight requests may take to finish after SIGTERM.
     #[arg(long = "shutdown-timeout", default_value = "60s", value_parser = parse_duration)]
     pub shutdown_timeout: Duration,

@@ -131,6 +131,13 @@ impl ServedResource {
         self.all_versions.iter().any(|v| v == name)
     }
 
+    /// Every version of `spec.versions`, served or not, by kube's version priority.
+    pub fn defined_versions(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self.all_versions.iter().map(String::as_str).collect();
+        names.sort_by(|a, b| super::priority::compare_versions(a, b));
+        names
+    }
+
     /// `plural.group`, the name used in Status messages.
     pub fn group_resource(&self) -> crate::error::GroupResource {
         crate::error::GroupResource::new(&self.group, &self.plural)

@@ -191,11 +191,31 @@ fn merged(
             _ => warnings.extend(checks::strict_warnings(request.duplicates.clone())),
         }
     }
+    if live.is_none() {
+        check_no_uid(ctx, &new)?;
+    }
     check_type_meta(ctx, &new)?;
     check_name(ctx, &new)?;
     check_namespace(ctx, &mut new)?;
     checks::default_applied(ctx, &mut new);
     Ok(new)
+}
+
+/// An apply that would create, but names a uid, meant an object that is gone: kube's
+/// patcher answers 409 before it looks at name or namespace, rather than create another
+/// (the StorageVersionMigration controller relies on it).
+fn check_no_uid(ctx: &Target, new: &Value) -> Result<(), ApiError> {
+    let uid = obj::uid(new);
+    if uid.is_empty() {
+        return Ok(());
+    }
+    Err(ApiError::Conflict {
+        resource: ctx.group_resource(),
+        name: ctx.name.clone(),
+        message: format!(
+            "uid mismatch: the provided object specified uid {uid}, and no existing object was found"
+        ),
+    })
 }
 
 /// An admitted apply over the stored object: the resourceVersion precondition, then the

@@ -12,6 +12,7 @@ pub mod object;
 pub mod openapi;
 pub mod scale;
 pub mod state;
+pub mod storedversions;
 pub mod strategy;
 pub mod watch;
 pub mod wire;
@@ -123,6 +124,8 @@ async fn non_resource(state: &Arc<AppState>, call: &Call) -> Result<Reply, ApiEr
             "the server does not allow this method on the requested resource".into(),
         )),
         ["metrics"] => Ok(Reply::metrics(state.metrics.render())),
+        ["storedversions"] => storedversions::serve(state, call, None),
+        ["storedversions", resource] => storedversions::serve(state, call, Some(resource)),
         ["apis"] => discovery::groups(state, call),
         ["apis", group] => discovery::group(state, call, group),
         ["apis", group, version] => discovery::resources(state, call, group, version),

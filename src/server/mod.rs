@@ -2,7 +2,8 @@
 //! HTTP serving (client certificate captured per connection) and what its streams are
 //! doing (for eviction), each request's body and
 //! hand-off to the handlers, the live serving certificate, the in-flight request limit,
-//! HEAD answers, start-up, dev mode and the shutdown sequence.
+//! HEAD answers, start-up (with its check of stored versions), dev mode and the shutdown
+//! sequence.
 
 pub mod accept;
 pub mod chain;
@@ -17,6 +18,7 @@ pub mod serving;
 pub mod shutdown;
 pub mod slots;
 pub mod sni;
+pub mod stored;
 pub mod streams;
 pub mod tls;
 

@@ -54,6 +54,8 @@ pub enum StartError {
     Tls(#[from] tls::TlsError),
     #[error(transparent)]
     Pki(#[from] pki::PkiError),
+    #[error("{0}")]
+    Unmigrated(String),
     #[error("opening the store: {0}")]
     Store(#[from] crate::storage::StorageError),
     #[error("listening on {addr}: {source}")]
@@ -66,7 +68,7 @@ pub enum StartError {
 impl StartError {
     pub fn exit_code(&self) -> i32 {
         match self {
-            StartError::Definitions(_) | StartError::Config(_) => 64,
+            StartError::Definitions(_) | StartError::Config(_) | StartError::Unmigrated(_) => 64,
             _ => 1,
         }
     }
@@ -281,6 +283,13 @@ pub async fn run(
     let direct = open_store(&config.store).await?;
     let (store, cache) = watch_cache(&catalog, flags, direct, cache_metrics);
     let keys = KeyLayout::new(&flags.etcd_prefix);
+    let sources = crate::server::stored::Sources {
+        catalog: catalog.clone(),
+        cache: cache.clone(),
+        store: store.clone(),
+        keys: keys.clone(),
+    };
+    crate::server::stored::check(sources, flags.allow_unmigrated_versions).await?;
     let served = catalog.clone();
     let own = OwnStorage {
         catalog: Arc::new(move || served.clone()),

@@ -13,6 +13,7 @@ pub mod embedded;
 pub mod etcd;
 pub mod key;
 pub mod memo;
+pub mod versions;
 
 use std::pin::Pin;
 use std::sync::Arc;

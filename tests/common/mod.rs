@@ -161,6 +161,15 @@ impl Server {
         Self::spawn(Path::new(env!("CARGO_BIN_EXE_crd-apiserver")), dir, extra)
     }
 
+    /// Stops and starts again on the same data dir and PKI with other flags (another
+    /// `--crd-dir`, say).
+    pub fn restart_with(mut self, extra: &[&str]) -> Server {
+        self.terminate();
+        let dir = self.dir.clone();
+        let extra = extra.iter().map(|s| s.to_string()).collect();
+        Self::spawn(Path::new(env!("CARGO_BIN_EXE_crd-apiserver")), dir, extra)
+    }
+
     /// The `/metrics` text, read as the dev admin.
     pub async fn metrics(&self) -> String {
         let resp = self

@@ -71,6 +71,8 @@ pub struct Cacher {
     pub(super) progress: Arc<Notify>,
     /// How many events the window keeps.
     capacity: usize,
+    /// How many objects are stored at each version.
+    pub(super) stored: super::stored::StoredCounts,
 }
 
 impl Cacher {
@@ -80,10 +82,15 @@ impl Cacher {
         prefix: String,
         labels: crate::metrics::GroupResource,
         capacity: usize,
+        stored: super::metrics::StoredObjects,
     ) -> Arc<Cacher> {
+        let resource: Arc<str> = labels.name().into();
+        let stored =
+            super::stored::StoredCounts::new(resource.clone(), labels.group.clone(), stored);
         Arc::new(Cacher {
             prefix,
-            resource: labels.name().into(),
+            resource,
+            stored,
             labels,
             inner,
             state: RwLock::new(State {
@@ -185,6 +192,7 @@ impl Cacher {
             )
             .await?;
         let count = objects.len();
+        self.stored.reset(objects.values().map(|kv| &kv.value[..]));
         let mut state = self.write();
         state.objects = objects;
         state.revision = listed;
@@ -232,6 +240,9 @@ impl Cacher {
         if revision <= state.revision && !matches!(event, Event::Progress { .. }) {
             return;
         }
+        // The value an event replaced or deleted, and the one it put: counted once the
+        // lock is released.
+        let mut change = (None, None);
         let event = match event {
             Event::Progress { revision } => {
                 state.revision = state.revision.max(revision);
@@ -249,7 +260,12 @@ impl Cacher {
                     ..kv.clone()
                 };
                 // The previous value is the indexed one: share its bytes, not a copy.
-                let prev_value = match state.objects.insert(kv.key.clone(), indexed) {
+                let old = state.objects.insert(kv.key.clone(), indexed);
+                change = (
+                    old.as_ref().map(|o| o.value.clone()),
+                    Some(kv.value.clone()),
+                );
+                let prev_value = match old {
                     Some(old) if prev_value.is_some() => Some(old.value),
                     _ => prev_value,
                 };
@@ -258,6 +274,7 @@ impl Cacher {
             Event::Delete { mut kv } => {
                 if let Some(old) = state.objects.remove(&*kv.key) {
                     kv.value = old.value;
+                    change.0 = Some(kv.value.clone());
                 }
                 kv.memo = event_memo(&state);
                 Event::Delete { kv }
@@ -276,6 +293,7 @@ impl Cacher {
         // No receiver is not an error: nobody watches.
         let _ = state.live.send(event);
         drop(state);
+        self.stored.change(change.0.as_deref(), change.1.as_deref());
         self.revision.send_replace(revision);
     }
 

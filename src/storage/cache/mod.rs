@@ -17,6 +17,7 @@
 mod cacher;
 mod metrics;
 mod read;
+mod stored;
 #[cfg(test)]
 mod tests;
 mod watch;
@@ -28,7 +29,7 @@ use std::time::Duration;
 use prometheus_client::metrics::counter::Counter;
 
 pub use self::cacher::Cacher;
-pub use self::metrics::{CacheMetrics, PerResource};
+pub use self::metrics::{CacheMetrics, PerResource, StoredLabels, StoredObjects};
 use super::{KeyValue, RangeRequest, RangeResult, Result, Revision, Store, WatchStream};
 
 /// How long a consistent read waits for the cache before reading the store (kube's
@@ -58,7 +59,8 @@ impl CachedStore {
         let cachers: BTreeMap<_, _> = prefixes
             .into_iter()
             .map(|(prefix, resource)| {
-                let cacher = Cacher::new(inner.clone(), prefix.clone(), resource, window);
+                let stored = metrics.stored_objects.clone();
+                let cacher = Cacher::new(inner.clone(), prefix.clone(), resource, window, stored);
                 tokio::spawn(Cacher::run(Arc::downgrade(&cacher)));
                 (prefix, cacher)
             })
@@ -94,6 +96,13 @@ impl CachedStore {
     /// How many objects the caches hold.
     pub fn object_count(&self) -> usize {
         self.cachers.values().map(|c| c.object_count()).sum()
+    }
+
+    /// Objects per stored version of the resource `plural.group`; `None` for a resource
+    /// not cached, or while its cache is listing.
+    pub fn stored_versions(&self, resource: &str) -> Option<crate::storage::versions::Counts> {
+        let cacher = self.cachers.values().find(|c| &*c.resource == resource)?;
+        cacher.ready().then(|| cacher.stored.counts())
     }
 
     /// The cache of the resource `key` (an object key or a collection prefix) is under.
