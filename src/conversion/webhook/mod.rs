@@ -139,7 +139,7 @@ impl WebhookConverter {
         let failed = |cause: String| format!("conversion webhook for {gvk} failed: {cause}");
         let answer = self
             .transport
-            .call(&self.endpoint, body, call())
+            .call(&self.endpoint, body, call(sent.len()))
             .await
             .map_err(|e| fail(Failure::Call, failed(e.cause())))?;
         let converted = response::decode(version, &uid, &answer).map_err(|e| match e {
@@ -170,13 +170,15 @@ impl WebhookConverter {
     }
 }
 
-/// kube's call: its client's User-Agent and 30 s timeout, sent as `?timeout=30s`.
-fn call() -> Call {
+/// kube's call: its client's User-Agent and 30 s timeout, sent as `?timeout=30s`; the
+/// answer may be as long as `objects` answers of one object (kube sends one per review).
+fn call(objects: usize) -> Call {
     Call {
         bound: CALL_TIMEOUT,
         query_timeout: Some(CALL_TIMEOUT),
         user_agent: USER_AGENT,
         bound_by: Bound::ClientTimeout,
+        objects,
     }
 }
 
