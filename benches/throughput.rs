@@ -24,7 +24,7 @@
 //! create and GET cells against an earlier build, `BENCH_BASELINE_BIN` (`baseline.rs`);
 //! `webhook-idle`, `webhook` and `webhook-reference` (only when picked) measure webhook
 //! admission (`webhook*.rs`); `policy` and `policy-reference` admission policies
-//! (`policy*.rs`). Creates, GETs and the stored
+//! (`policy*.rs`); `conversion` webhook conversion (`conversion.rs`). Creates, GETs and the stored
 //! collection's creates go over h2, as kubectl's do; `BENCH_HTTP1=1` makes them HTTP/1.1.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a harness fails loudly
@@ -33,6 +33,8 @@
 mod baseline;
 #[path = "../tests/common/mod.rs"]
 mod common;
+#[path = "throughput/conversion.rs"]
+mod conversion;
 #[path = "throughput/cpu.rs"]
 mod cpu;
 #[path = "throughput/crud.rs"]
@@ -65,14 +67,17 @@ mod rounds;
 mod startup;
 #[path = "throughput/stored.rs"]
 mod stored;
-#[path = "../tests/common/webhook.rs"]
-mod test_webhook;
+#[allow(unused_imports)] // the tests' converter re-exports what benches do not use
+#[path = "../tests/common/stub_converter.rs"]
+mod stub_converter;
 #[path = "throughput/watch.rs"]
 mod watch;
 #[path = "throughput/watchers.rs"]
 mod watchers;
-#[path = "throughput/webhook.rs"]
+#[path = "../tests/common/webhook.rs"]
 mod webhook;
+#[path = "throughput/webhook.rs"]
+mod webhook_cells;
 #[path = "throughput/webhook_idle.rs"]
 mod webhook_idle;
 #[path = "throughput/webhook_reference.rs"]
@@ -121,10 +126,13 @@ pub struct Sections {
     /// against none, on this build and on kube's server.
     pub policy: bool,
     pub policy_reference: bool,
+    /// Webhook conversion (issue 32), only when picked: LIST and watch fan-out of the
+    /// non-storage version through a converter, against the storage version.
+    pub conversion: bool,
 }
 
 impl Sections {
-    const NAMES: [&str; 13] = [
+    const NAMES: [&str; 14] = [
         "crud",
         "fields",
         "list",
@@ -138,6 +146,7 @@ impl Sections {
         "webhook-reference",
         "policy",
         "policy-reference",
+        "conversion",
     ];
 
     fn from_env() -> Sections {
@@ -169,6 +178,7 @@ impl Sections {
             webhook_reference: picked.contains(&"webhook-reference"),
             policy: picked.contains(&"policy"),
             policy_reference: picked.contains(&"policy-reference"),
+            conversion: picked.contains(&"conversion"),
         }
     }
 }
@@ -284,7 +294,7 @@ fn main() {
             webhook_idle::run().await;
         }
         if sections.webhook {
-            webhook::run().await;
+            webhook_cells::run().await;
         }
         if sections.webhook_reference {
             webhook_reference::run().await;
@@ -294,6 +304,9 @@ fn main() {
         }
         if sections.policy_reference {
             policy_reference::run().await;
+        }
+        if sections.conversion {
+            conversion::run().await;
         }
         if sections.reference {
             let (rows, goals) = reference::run().await;

@@ -45,8 +45,13 @@ impl Reads {
 
 /// `RUNS` full LISTs of the CronTabs from `server`, which must hold `expected` of them.
 pub async fn full_stack(server: &Server, expected: usize, backend: &str) -> Reads {
+    full_stack_at(server, CT, expected, backend).await
+}
+
+/// [`full_stack`] of the collection at `path` (another version of it, say).
+pub async fn full_stack_at(server: &Server, path: &str, expected: usize, backend: &str) -> Reads {
     let client = server.client();
-    let url = server.url(CT);
+    let url = server.url(path);
     let pid = server.pid();
     // The connection and TLS session are not part of a LIST.
     let warm = client.get(format!("{url}?limit=1")).send().await.unwrap();

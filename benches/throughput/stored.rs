@@ -116,7 +116,7 @@ fn backend_of(flags: &[String]) -> &'static str {
 }
 
 /// Creates `o-0` … `o-9999` from `CREATORS` tasks.
-async fn create_all(client: &reqwest::Client, url: &str) {
+pub async fn create_all(client: &reqwest::Client, url: &str) {
     let next = Arc::new(AtomicUsize::new(0));
     let tasks: Vec<_> = (0..CREATORS)
         .map(|_| {

@@ -62,9 +62,11 @@ impl Log {
 pub struct Outcome {
     pub p50_ms: f64,
     pub p99_ms: f64,
-    missed: u64,
-    ended: u64,
-    writes_per_sec: f64,
+    pub missed: u64,
+    pub ended: u64,
+    pub writes_per_sec: f64,
+    /// Writes acknowledged.
+    pub acknowledged: u64,
 }
 
 /// The fan-out cells at each number of watchers (the table's rows), then the latency
@@ -127,6 +129,18 @@ async fn goal_rounds(
 
 /// `n` HTTP watches on `server` and paced creates through it, named after `round`.
 pub async fn full_stack(server: &Server, n: usize, backend: &str, round: usize) -> Outcome {
+    full_stack_at(server, CT, n, backend, round).await
+}
+
+/// [`full_stack`] with the watches on the collection at `path` (another version of the
+/// CronTabs, say); the creates still go to [`CT`].
+pub async fn full_stack_at(
+    server: &Server,
+    path: &str,
+    n: usize,
+    backend: &str,
+    round: usize,
+) -> Outcome {
     let log = Arc::new(Log::new(writes()));
     let (stop, stopped) = watch::channel(false);
     let clients = watchers::h2_clients(server, n);
@@ -136,10 +150,12 @@ pub async fn full_stack(server: &Server, n: usize, backend: &str, round: usize) 
         let r = client.get(server.url("/readyz")).send().await.unwrap();
         assert_eq!(r.version(), reqwest::Version::HTTP_2);
     }
-    let list = clients[0].get(server.url(&format!("{CT}?limit=1"))).send();
+    let list = clients[0]
+        .get(server.url(&format!("{path}?limit=1")))
+        .send();
     let list: serde_json::Value = list.await.unwrap().json().await.unwrap();
     let url = server.url(&format!(
-        "{CT}?watch=1&resourceVersion={}",
+        "{path}?watch=1&resourceVersion={}",
         resource_version(&list)
     ));
     let marker: Arc<[u8]> = format!("\"name\":\"w{n}r{round}-").into_bytes().into();
@@ -285,6 +301,7 @@ async fn finish(
         missed,
         ended,
         writes_per_sec,
+        acknowledged: acked,
     }
 }
 

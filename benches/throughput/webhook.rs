@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use crate::cpu::Cpu;
 use crate::rounds::rounds;
-use crate::test_webhook::Webhook;
+use crate::webhook::Webhook;
 use crate::writes::{Compared, Sample, Write, measure, warm_up};
 use crate::{CT, common, fake_kube, kubectl_like};
 

@@ -12,8 +12,8 @@ use std::process::Command;
 use crate::cpu::Cpu;
 use crate::reference::define_crontab;
 use crate::rounds::rounds;
-use crate::test_webhook::Webhook;
-use crate::webhook::{CONCURRENCY, Seen, configuration};
+use crate::webhook::Webhook;
+use crate::webhook_cells::{CONCURRENCY, Seen, configuration};
 use crate::writes::{Compared, Sample, Write, measure, warm_up};
 use crate::{CT, common, h2_client};
 
