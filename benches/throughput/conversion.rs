@@ -3,7 +3,7 @@
 //! webhook — the tests' stub converter over HTTPS on this machine — with v1 stored.
 //!
 //! - LIST of 10,000 CronTabs at v2: the first (every object converted, cold) and then
-//!   `list::RUNS` more (converted bytes kept in the watch cache), against LIST at v1 on the
+//!   the median of `list::RUNS` (converted bytes kept in the watch cache), against LIST at v1 on the
 //!   same server (no conversion). The reviews each LIST sent are counted at the converter.
 //! - Watch fan-out: 1,000 watchers of v2 while one paced writer creates at v1 (100
 //!   writes/s), against the same cell with 1,000 watchers of v1 — the same cell without
@@ -60,7 +60,14 @@ pub async fn run() {
     println!("| measurement | v2 (converted) | v1 (storage version) | ratio |");
     println!("|---|---|---|---|");
     println!(
-        "| LIST of {objects}, first at v2 (all converted), ms | {:.1} | {:.1} | {:.2} |",
+        "| LIST of {objects}, the first at v2 (all converted) and at v1, ms | {:.1} | {:.1} | {:.2} |",
+        cold.first_ms,
+        plain.first_ms,
+        cold.first_ms / plain.first_ms
+    );
+    println!(
+        "| LIST of {objects}, median of {} (converted bytes cached), ms | {:.1} | {:.1} | {:.2} |",
+        list::RUNS,
         cold.ms,
         plain.ms,
         cold.ms / plain.ms

@@ -19,12 +19,16 @@ pub struct Reads {
     pub extra: u64,
     /// Bytes of one answer (the HTTP body; the keys and values of a range).
     pub bytes: u64,
+    /// Milliseconds of the first read (one that fills a cache, say).
+    pub first_ms: f64,
 }
 
 impl Reads {
     fn of(mut ms: Vec<f64>, extras: &[u64], bytes: u64) -> Reads {
+        let first_ms = ms.first().copied().unwrap_or(f64::NAN);
         ms.sort_by(f64::total_cmp);
         Reads {
+            first_ms,
             ms: ms[ms.len() / 2],
             extra: extras.iter().copied().max().unwrap_or(0),
             bytes,
