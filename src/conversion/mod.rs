@@ -2,3 +2,5 @@
 //! `pkg/apiserver/conversion`): the webhook converter, the declarative converter, and
 //! the factory the catalog makes each resource's [`crate::crd::conversion::Conversion`]
 //! with. The contract itself lives below, in `crd::conversion`.
+
+pub mod declarative;
