@@ -5,11 +5,13 @@
 
 use futures::future::BoxFuture;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use prometheus_client::metrics::counter::Counter;
 use serde_json::{Map, Value};
 
 use super::apply::{Step, apply};
 use super::cel::CelRule;
 use super::compile::{self, Side};
+use super::metrics::DeclarativeMetrics;
 use super::spec::{self, Rule};
 use crate::crd::conversion::{Convert, ConvertError};
 use crate::schema::Schema;
@@ -32,11 +34,18 @@ pub struct Declarative {
     /// Every version of the definition (served or not) with its schema, in spec order.
     pub(super) versions: Vec<(String, Schema)>,
     directions: Vec<(String, String, Direction)>,
+    /// Per ordered pair of versions, the objects converted.
+    counters: Vec<(String, String, Counter)>,
 }
 
 impl Declarative {
-    /// Parses and compiles the annotation's `text` for `crd` (not yet proven).
-    pub fn compile(crd: &CustomResourceDefinition, text: &str) -> Result<Declarative, String> {
+    /// Parses and compiles the annotation's `text` for `crd` (not yet proven), counting
+    /// into `metrics`.
+    pub fn compile(
+        crd: &CustomResourceDefinition,
+        text: &str,
+        metrics: &DeclarativeMetrics,
+    ) -> Result<Declarative, String> {
         let spec_ = &crd.spec;
         if let Some(strategy) = spec_.conversion.as_ref().map(|c| c.strategy.as_str())
             && strategy != "None"
@@ -83,7 +92,21 @@ impl Declarative {
             .map_err(|e| format!("[{i}]: from {} to {}: {e}", entry.from, entry.to))?;
             directions.push((entry.from, entry.to, direction));
         }
+        let resource = format!("{}.{}", spec_.names.plural, spec_.group);
+        let counters = names
+            .iter()
+            .flat_map(|a| names.iter().map(move |b| (*a, *b)))
+            .filter(|(a, b)| a != b)
+            .map(|(a, b)| {
+                (
+                    a.to_string(),
+                    b.to_string(),
+                    metrics.counter(&resource, a, b),
+                )
+            })
+            .collect();
         Ok(Declarative {
+            counters,
             group: spec_.group.clone(),
             kind: spec_.names.kind.clone(),
             hub,
@@ -127,6 +150,12 @@ impl Declarative {
             prune_silently(&mut stored, schema);
         }
         self.step(stored, hub, to)
+    }
+
+    fn count(&self, from: &str, to: &str) {
+        if let Some((_, _, counter)) = self.counters.iter().find(|(a, b, _)| a == from && b == to) {
+            counter.inc();
+        }
     }
 
     fn direction(&self, from: &str, to: &str) -> Option<&Direction> {
@@ -190,6 +219,7 @@ impl Declarative {
                 let from = self.version_of(&api_version).ok_or_else(|| {
                     fail(format!("{api_version:?} is not a version of this resource"))
                 })?;
+                self.count(from, to);
                 self.convert_object(object, from, to).map_err(fail)
             })
             .collect()

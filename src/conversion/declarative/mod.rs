@@ -12,11 +12,13 @@
 //! - [`cel`]: a direction as a CEL expression.
 //! - [`convert`]: the converter (routes through the storage version).
 //! - [`sample`] and [`proof`]: the start-up round-trip proof.
+//! - [`metrics`]: the metric `crd_apiserver_declarative_conversion_total{resource,from,to}`.
 
 mod apply;
 mod cel;
 mod compile;
 mod convert;
+mod metrics;
 mod path;
 mod proof;
 mod sample;
@@ -34,6 +36,7 @@ use std::sync::Arc;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
 pub use convert::Declarative;
+pub use metrics::DeclarativeMetrics;
 
 use crate::crd::conversion::Conversion;
 
@@ -44,13 +47,31 @@ pub const ANNOTATION: &str = "conversion.crd-apiserver.io/declarative";
 /// definition is refused) when the annotation is invalid, names paths outside the
 /// schemas, does not compile or loses a field on a round trip.
 pub fn converter(crd: &CustomResourceDefinition) -> Option<Result<Conversion, String>> {
+    converter_counted(crd, &DeclarativeMetrics::default())
+}
+
+/// [`converter`] counting its conversions into `metrics` (registered by the caller with
+/// [`DeclarativeMetrics::register`]).
+pub fn converter_counted(
+    crd: &CustomResourceDefinition,
+    metrics: &DeclarativeMetrics,
+) -> Option<Result<Conversion, String>> {
     let text = crd.metadata.annotations.as_ref()?.get(ANNOTATION)?;
-    Some(build(crd, text).map(|converter| Conversion::Converter(Arc::new(converter))))
+    let built = build_counted(crd, text, metrics);
+    Some(built.map(|converter| Conversion::Converter(Arc::new(converter))))
 }
 
 /// Compiles and proves the annotation's `text`; the error starts with the annotation.
 pub fn build(crd: &CustomResourceDefinition, text: &str) -> Result<Declarative, String> {
-    let proven = Declarative::compile(crd, text).and_then(|converter| {
+    build_counted(crd, text, &DeclarativeMetrics::default())
+}
+
+pub(super) fn build_counted(
+    crd: &CustomResourceDefinition,
+    text: &str,
+    metrics: &DeclarativeMetrics,
+) -> Result<Declarative, String> {
+    let proven = Declarative::compile(crd, text, metrics).and_then(|converter| {
         proof::prove(&converter)?;
         Ok(converter)
     });

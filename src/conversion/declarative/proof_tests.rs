@@ -180,3 +180,30 @@ fn prove_swapped_fields_refused() {
         )
     );
 }
+
+#[test]
+fn prove_readme_example_accepted() {
+    let readme = include_str!("../../../README.md");
+    let start = readme
+        .find(&format!("{ANNOTATION}: |\n"))
+        .expect("the README's example");
+    let block = &readme[start..];
+    let text = &block[block.find('\n').unwrap() + 1..block.find("```").unwrap()];
+    let object = |properties: Value| json!({"type": "object", "properties": properties});
+    let paint = object(json!({"color": {"type": "string"}, "finish": {"type": "string"}}));
+    let specs = [
+        object(json!({"color": {"type": "string"}, "size": {"type": "integer"}})),
+        object(json!({"paint": paint, "size": {"type": "integer"}})),
+        object(json!({"paint": paint, "dimensions": object(json!({"size": {"type": "integer"}}))})),
+    ];
+    let crd = widgets_with(Some(text), specs);
+    let converter = build(&crd, text).unwrap();
+    // A v1 object that never had a finish gets the default at v2.
+    let v1 = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+        "spec": {"color": "red", "size": 2}});
+    let v3 = converter.convert_object(v1, "v1", "v3").unwrap();
+    assert_eq!(
+        v3["spec"],
+        json!({"paint": {"color": "red", "finish": "matte"}, "dimensions": {"size": 2}})
+    );
+}

@@ -354,7 +354,7 @@ fn convert_cel_metadata_only_labels_and_annotations_taken() {
   to: v2
   cel: 'Object{kind: "Other", metadata: Object.metadata{name: "renamed", labels: {"new": "l"}}, spec: Object.spec{size: object.spec.size * 2}}'
 "#;
-    let d = Declarative::compile(&widgets(text), text).unwrap();
+    let d = Declarative::compile(&widgets(text), text, &Default::default()).unwrap();
     let input = json!({"apiVersion": "example.com/v1", "kind": "Widget",
         "metadata": {"name": "w", "labels": {"old": "l"}, "annotations": {"a": "b"}}, "spec": {"size": 2}});
     assert_eq!(
@@ -392,4 +392,25 @@ fn convert_trait_batch_untouched_converted_and_unknown() {
         err.message,
         "declarative conversion for example.com/v2, Kind=Widget failed: example.com/v7 is not a version of this resource"
     );
+}
+
+#[test]
+fn convert_counted_per_object_and_versions() {
+    use crate::crd::conversion::Convert;
+    let mut metrics = crate::metrics::Metrics::new();
+    let counted = super::DeclarativeMetrics::register(&mut metrics);
+    let d = super::build_counted(&widgets(LOSSLESS), LOSSLESS, &counted).unwrap();
+    let at = |v: &str, name: &str| json!({"apiVersion": format!("example.com/{v}"), "kind": "Widget", "metadata": {"name": name}, "spec": {}});
+    let objects = vec![at("v1", "a"), at("v1", "b"), at("v2", "c"), at("v3", "d")];
+    futures::executor::block_on(d.convert(objects, "example.com/v2")).unwrap();
+    let text = metrics.render();
+    let series = |from: &str, n: u32| {
+        format!(
+            "crd_apiserver_declarative_conversion_total{{resource=\"widgets.example.com\",from=\"{from}\",to=\"v2\"}} {n}"
+        )
+    };
+    // The proof at build time is not counted; objects already at v2 are not converted.
+    assert!(text.contains(&series("v1", 2)), "{text}");
+    assert!(text.contains(&series("v3", 1)), "{text}");
+    assert!(!text.contains("from=\"v2\",to=\"v2\""), "{text}");
 }
