@@ -25,6 +25,8 @@ mod sample;
 mod spec;
 
 #[cfg(test)]
+mod convert_tests;
+#[cfg(test)]
 mod fixture;
 #[cfg(test)]
 mod proof_tests;
