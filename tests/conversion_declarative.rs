@@ -8,7 +8,11 @@
 
 mod common;
 
-use common::{Server, json_of, start_with_definitions};
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{Server, json_of};
 use crd_apiserver::storage::Store;
 use crd_apiserver::storage::embedded::EmbeddedStore;
 use serde_json::{Value, json};
@@ -175,13 +179,50 @@ fn declarative_lossy_annotation_start_up_refused() {
     );
     assert_ne!(lossy, V2_TO_V1);
     let file = write_definition(dir.path(), &format!("{V1_TO_V2}{lossy}"));
-    let out = start_with_definitions(&file, dir.path());
-    assert_eq!(out.status.code(), Some(64), "{out:?}");
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (code, stderr) = run_until_exit(&file, dir.path());
+    assert_eq!(code, Some(64), "{stderr}");
     assert!(
         stderr.contains(
             "annotation conversion.crd-apiserver.io/declarative: the round trip v2 → v1 → v2 loses spec.paint.finish"
         ),
         "{stderr}"
     );
+}
+
+/// Runs the server (not dev mode) on the definitions at `crds`; its exit code and
+/// stderr. A server still running after 60 s (it accepted the definitions) is killed and
+/// fails the test.
+fn run_until_exit(crds: &std::path::Path, dir: &std::path::Path) -> (Option<i32>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_crd-apiserver"))
+        .arg("--crd-dir")
+        .arg(crds)
+        .args(["--secure-port", "0", "--bind-address", "127.0.0.1"])
+        .arg("--data-dir")
+        .arg(dir.join("data"))
+        .arg("--cert-dir")
+        .arg(dir.join("certs"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("the server started on a lossy annotation");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    (status.code(), stderr)
 }
