@@ -159,6 +159,21 @@ async fn declarative_two_versions_each_read_and_write_converted() {
     assert_eq!(again["spec"], updated["spec"]);
     assert!(again["metadata"].get("annotations").is_none(), "{again}");
 
+    // Our metric counted the objects converted each way.
+    let metrics = server.metrics().await;
+    for (from, to) in [("v1", "v2"), ("v2", "v1")] {
+        let series = format!(
+            "crd_apiserver_declarative_conversion_total{{resource=\"widgets.example.com\",from=\"{from}\",to=\"{to}\"}} "
+        );
+        let count: u64 = metrics
+            .lines()
+            .find_map(|l| l.strip_prefix(&series))
+            .unwrap_or_else(|| panic!("no {series}in {metrics}"))
+            .parse()
+            .unwrap();
+        assert!(count >= 2, "{series}{count}");
+    }
+
     // Stored at the storage version, in its shape.
     let bytes = stored(&mut server, "w1").await;
     assert_eq!(bytes["apiVersion"], "example.com/v2");

@@ -17,7 +17,7 @@ use crd_apiserver::admission::webhook::review::{
     self, Gvk, Gvr, Phase, Request, Response, ReviewVersion,
 };
 use crd_apiserver::request::user::UserInfo;
-use crd_apiserver::webhook::{AdmissionUsers, Call, Endpoint, Settings, Transport};
+use crd_apiserver::webhook::{AdmissionUsers, Bound, Call, Endpoint, Settings, Transport};
 use serde_json::json;
 use webhook::{Behaviour, Webhook};
 
@@ -521,6 +521,7 @@ async fn call_user_agent_and_query_as_asked() {
         bound: TEN,
         query_timeout: None,
         user_agent: "test-agent/1.0",
+        bound_by: Bound::Context,
     };
     transport
         .call(&url(&hook, "/bare"), body(ReviewVersion::V1, "b"), bare)
@@ -535,12 +536,13 @@ async fn call_user_agent_and_query_as_asked() {
     let bare = hook.reviews_at("/bare");
     assert_eq!(bare[0].query, "");
     assert_eq!(bare[0].user_agent.as_deref(), Some("test-agent/1.0"));
-    // The bound is the call's, whatever the query says.
+    // The bound is the call's, whatever the query says; a client timeout says so as Go does.
     hook.on("/slow", Behaviour::Slow(Duration::from_secs(30)));
     let slow = Call {
         bound: Duration::from_millis(300),
         query_timeout: Some(Duration::from_secs(30)),
         user_agent: "test-agent/1.0",
+        bound_by: Bound::ClientTimeout,
     };
     let error = transport
         .call(&url(&hook, "/slow"), body(ReviewVersion::V1, "c"), slow)
@@ -549,7 +551,8 @@ async fn call_user_agent_and_query_as_asked() {
     assert_eq!(
         error.cause(),
         format!(
-            "Post \"{}?timeout=30s\": context deadline exceeded",
+            "Post \"{}?timeout=30s\": context deadline exceeded \
+             (Client.Timeout exceeded while awaiting headers)",
             hook.url("/slow")
         )
     );

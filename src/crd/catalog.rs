@@ -4,16 +4,18 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
-    CustomResourceDefinition, CustomResourceDefinitionVersion,
-};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
 use super::priority::compare_versions;
+use version::{compile_schema, open_api_schema, served_version, suggest_replacements};
+
+#[cfg(test)]
+mod tests;
+mod version;
 use crate::fieldmanager::manager::{
-    CrdVersions, ResetFields, ResourcePathMappings, main_reset_fields, replicas_path_mappings,
-    status_reset_fields,
+    CrdVersions, ResetFields, ResourcePathMappings, replicas_path_mappings, status_reset_fields,
 };
-use crate::table::{PrinterColumn, TableConvertor, TableError};
+use crate::table::{TableConvertor, TableError};
 
 pub use crate::schema::scale::ScalePaths;
 
@@ -23,9 +25,9 @@ pub enum CatalogError {
     /// A served version's printer columns do not compile.
     #[error("version {version}: {error}")]
     Columns { version: String, error: TableError },
-    /// The definition's conversion could not be set up.
-    #[error("spec.conversion: {0}")]
-    Conversion(String),
+    /// The definition's conversion could not be set up (the converter factory refused it).
+    #[error("{crd}: spec.conversion: {message}")]
+    Conversion { crd: String, message: String },
 }
 
 /// One served version of a resource.
@@ -67,6 +69,13 @@ pub struct ServedResource {
     pub storage_api_version: String,
     /// Served versions, highest priority first (kube's version ordering).
     pub versions: Vec<ServedVersion>,
+    /// Every version of `spec.versions`, served or not, in the definition's order: the
+    /// versions objects may be stored at and converted between (kube's converter takes
+    /// exactly these; the storage version may be unserved).
+    pub all_versions: Vec<String>,
+    /// Where the storage version's compiled schema is; read it with
+    /// [`ServedResource::storage_schema`].
+    pub storage_schema: StorageSchema,
     /// The field manager's types per served `group/version`, built once.
     pub field_types: CrdVersions,
     /// What `/status` writes may not own, per version with the status subresource.
@@ -80,6 +89,17 @@ pub struct ServedResource {
     pub conversion: super::conversion::Conversion,
 }
 
+/// The storage version's compiled schema, which an object converted to the storage
+/// version is pruned and defaulted with before it is stored (kube's
+/// `schemaCoercingConverter` on encode).
+pub enum StorageSchema {
+    /// The storage version is served: its schema is that [`ServedVersion`]'s.
+    Served,
+    /// The storage version is not served (kube allows it): compiled here, as no
+    /// [`ServedVersion`] holds it.
+    Unserved(Box<crate::schema::Schema>),
+}
+
 /// A resource's group, plural and `plural.group`, shared.
 #[derive(Clone, Debug)]
 pub struct LabelNames {
@@ -91,6 +111,24 @@ pub struct LabelNames {
 impl ServedResource {
     pub fn version(&self, name: &str) -> Option<&ServedVersion> {
         self.versions.iter().find(|v| *v.name == *name)
+    }
+
+    /// The storage version's compiled schema, whether or not that version is served.
+    pub fn storage_schema(&self) -> &crate::schema::Schema {
+        static NONE: std::sync::LazyLock<crate::schema::Schema> =
+            std::sync::LazyLock::new(Default::default);
+        match &self.storage_schema {
+            StorageSchema::Unserved(schema) => schema,
+            // Built from the same definition, so the served storage version is there.
+            StorageSchema::Served => self
+                .version(&self.storage_version)
+                .map_or(&*NONE, |v| &v.structural),
+        }
+    }
+
+    /// Whether `name` is one of the definition's versions, served or not.
+    pub fn has_version(&self, name: &str) -> bool {
+        self.all_versions.iter().any(|v| v == name)
     }
 
     /// `plural.group`, the name used in Status messages.
@@ -130,9 +168,13 @@ impl Catalog {
     ) -> Result<Catalog, CatalogError> {
         let mut catalog = Catalog::default();
         for crd in crds {
-            let conversion = converters
-                .new_converter(crd)
-                .map_err(CatalogError::Conversion)?;
+            let conversion =
+                converters
+                    .new_converter(crd)
+                    .map_err(|message| CatalogError::Conversion {
+                        crd: crd.metadata.name.clone().unwrap_or_default(),
+                        message,
+                    })?;
             let served = Arc::new(served_resource(crd, conversion)?);
             for v in &served.versions {
                 catalog
@@ -213,12 +255,17 @@ fn served_resource(
     }
     versions.sort_by(|a, b| compare_versions(&a.name, &b.name));
     suggest_replacements(&mut versions, &spec.group, &names.kind, spec);
-    let storage_version = spec
-        .versions
-        .iter()
-        .find(|v| v.storage)
-        .map(|v| v.name.clone())
-        .unwrap_or_default();
+    let storage = spec.versions.iter().find(|v| v.storage);
+    let storage_version = storage.map(|v| v.name.clone()).unwrap_or_default();
+    let storage_schema = match storage {
+        Some(v) if !v.served => StorageSchema::Unserved(Box::new(compile_schema(
+            &spec.group,
+            &names.kind,
+            &v.name,
+            open_api_schema(v).as_ref(),
+        ))),
+        _ => StorageSchema::Served,
+    };
     let gv = |v: &ServedVersion| format!("{}/{}", spec.group, v.name);
     let field_types = CrdVersions::new(versions.iter().map(|v| {
         let ty = crate::schema::typed::resource_type(&v.structural);
@@ -255,131 +302,9 @@ fn served_resource(
         namespaced: spec.scope == "Namespaced",
         storage_api_version: format!("{}/{storage_version}", spec.group),
         storage_version,
+        storage_schema,
         versions,
+        all_versions: spec.versions.iter().map(|v| v.name.clone()).collect(),
         conversion,
     })
-}
-
-fn served_version(
-    group: &str,
-    kind: &str,
-    v: &CustomResourceDefinitionVersion,
-) -> Result<ServedVersion, CatalogError> {
-    let schema = v
-        .schema
-        .as_ref()
-        .and_then(|s| s.open_api_v3_schema.as_ref())
-        .and_then(|s| serde_json::to_value(s).ok());
-    let columns: Vec<PrinterColumn> = v
-        .additional_printer_columns
-        .iter()
-        .flatten()
-        .map(|c| PrinterColumn {
-            name: c.name.clone(),
-            type_: c.type_.clone(),
-            format: c.format.clone().unwrap_or_default(),
-            description: c.description.clone().unwrap_or_default(),
-            priority: c.priority.unwrap_or(0),
-            json_path: c.json_path.clone(),
-        })
-        .collect();
-    let table = TableConvertor::new(&columns).map_err(|error| CatalogError::Columns {
-        version: v.name.clone(),
-        error,
-    })?;
-    let subresources = v.subresources.as_ref();
-    // kube's default deprecation warning: "<group>/<version> <Kind> is deprecated"
-    // (a "; use ..." suggestion is added by `suggest_replacements`).
-    let deprecation_warning = v.deprecated.unwrap_or(false).then(|| {
-        v.deprecation_warning
-            .clone()
-            .unwrap_or_else(|| format!("{group}/{} {kind} is deprecated", v.name))
-    });
-    let structural = compile_schema(group, kind, &v.name, schema.as_ref());
-    let status_subresource = subresources.is_some_and(|s| s.status.is_some());
-    Ok(ServedVersion {
-        main_reset: main_reset_fields(&format!("{group}/{}", v.name), status_subresource),
-        name: v.name.as_str().into(),
-        deprecation_warning,
-        status_subresource,
-        scale: subresources
-            .and_then(|s| s.scale.as_ref())
-            .map(|s| ScalePaths {
-                spec_replicas: s.spec_replicas_path.clone(),
-                status_replicas: s.status_replicas_path.clone(),
-                label_selector: s.label_selector_path.clone(),
-            }),
-        table,
-        selectable_fields: v
-            .selectable_fields
-            .iter()
-            .flatten()
-            .map(|f| f.json_path.trim_start_matches('.').to_string())
-            .collect(),
-        rules: crate::schema::rules::Rules::compile(&structural),
-        structural,
-        schema,
-    })
-}
-
-/// The version's compiled schema; unrecognized formats (kube warns about them at
-/// definition create) and patterns the regex crate cannot run are logged.
-fn compile_schema(
-    group: &str,
-    kind: &str,
-    version: &str,
-    schema: Option<&serde_json::Value>,
-) -> crate::schema::Schema {
-    let compiled = schema.map(crate::schema::Schema::parse).unwrap_or_default();
-    for format in compiled.unrecognized_formats() {
-        tracing::warn!(
-            group,
-            kind,
-            version,
-            format,
-            "unrecognized format: not checked, as in kube"
-        );
-    }
-    for pattern in compiled.unenforced_patterns() {
-        tracing::warn!(
-            group,
-            kind,
-            version,
-            pattern,
-            "pattern is not enforced: the regex engine cannot compile it"
-        );
-    }
-    compiled
-}
-
-/// For deprecated versions with the default warning, names the highest-priority served,
-/// non-deprecated version that sorts before them, as kube does: `...; use <g>/<v> <Kind>`.
-fn suggest_replacements(
-    versions: &mut [ServedVersion],
-    group: &str,
-    kind: &str,
-    spec: &k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionSpec,
-) {
-    let deprecated = |name: &str| {
-        spec.versions
-            .iter()
-            .any(|v| v.name == name && v.deprecated.unwrap_or(false))
-    };
-    let explicit = |name: &str| {
-        spec.versions
-            .iter()
-            .any(|v| v.name == name && v.deprecation_warning.is_some())
-    };
-    for i in 0..versions.len() {
-        if versions[i].deprecation_warning.is_none() || explicit(&versions[i].name) {
-            continue;
-        }
-        let better = versions[..i]
-            .iter()
-            .find(|v| !deprecated(&v.name))
-            .map(|v| v.name.clone());
-        if let (Some(better), Some(text)) = (better, versions[i].deprecation_warning.as_mut()) {
-            text.push_str(&format!("; use {group}/{better} {kind}"));
-        }
-    }
 }

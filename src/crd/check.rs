@@ -4,23 +4,27 @@
 //!
 //! Paths and wording are kube's, including its internal field names
 //! (`additionalPrinterColumns[0].JSONPath`, `conversion.webhookClientConfig`).
+//! `spec.conversion` is checked in `conversion`, a webhook's client config in `webhook`.
 //! Schemas are checked by `crate::schema::structural` and `crate::schema::default_check`
 //! (called per version, or once under `spec.validation` when all versions share one);
 //! not checked here: CEL rule compilation and selectable fields.
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
-    CustomResourceConversion, CustomResourceDefinition, CustomResourceDefinitionVersion,
+    CustomResourceDefinition, CustomResourceDefinitionVersion,
 };
 use serde_json::{Value, json};
 
 use super::load::{LoadErrors, LoadedCrd, Problem};
 use crate::error::{ErrorType, FieldError};
+use crate::gofmt::quote;
 
+mod conversion;
 mod names;
 mod spec;
 #[cfg(test)]
 mod tests;
 mod version;
+mod webhook;
 
 use crate::validation::{is_dns1035_label, is_dns1123_subdomain};
 
@@ -163,56 +167,20 @@ fn is_absolute_url(value: &str) -> bool {
     scheme_ok && !host.is_empty() && !value.contains(' ')
 }
 
-/// `spec.conversion`: only `None` is served here; kube's other rules still apply.
-fn check_conversion(conversion: Option<&CustomResourceConversion>) -> Vec<FieldError> {
-    let Some(conversion) = conversion else {
-        return Vec::new();
-    };
-    let path = "spec.conversion";
-    match conversion.strategy.as_str() {
-        "" => vec![FieldError::required(&format!("{path}.strategy"), "")],
-        "None" => {
-            let mut errors = Vec::new();
-            let webhook = conversion.webhook.as_ref();
-            let detail = "should not be set when strategy is not set to Webhook";
-            if webhook.is_some_and(|w| w.client_config.is_some()) {
-                let field = format!("{path}.webhookClientConfig");
-                errors.push(FieldError::forbidden(&field, detail));
-            }
-            if webhook.is_some_and(|w| !w.conversion_review_versions.is_empty()) {
-                let field = format!("{path}.conversionReviewVersions");
-                errors.push(FieldError::forbidden(&field, detail));
-            }
-            errors
-        }
-        "Webhook" => vec![not_supported(
-            &format!("{path}.strategy"),
-            "Webhook",
-            &["None"],
-            " (conversion webhooks are not supported by this server)",
-        )],
-        other => vec![not_supported(
-            &format!("{path}.strategy"),
-            other,
-            &["None", "Webhook"],
-            "",
-        )],
-    }
-}
-
 /// `field: Invalid value: "value": detail` for a string value.
 fn invalid(field: &str, value: &str, detail: &str) -> FieldError {
     FieldError::invalid(field, &Value::String(value.to_string()), detail)
 }
 
-/// `field: Unsupported value: "value": supported values: "a", "b"` (+ an optional note).
-fn not_supported(field: &str, value: &str, supported: &[&str], note: &str) -> FieldError {
-    let quoted: Vec<String> = supported.iter().map(|s| format!("{s:?}")).collect();
+/// `field: Unsupported value: "value": supported values: "a", "b"`.
+fn not_supported(field: &str, value: &str, supported: &[&str]) -> FieldError {
+    let quoted: Vec<String> = supported.iter().map(|s| quote(s)).collect();
     FieldError {
         reason: ErrorType::NotSupported,
         field: field.to_string(),
         detail: format!(
-            "Unsupported value: {value:?}: supported values: {}{note}",
+            "Unsupported value: {}: supported values: {}",
+            quote(value),
             quoted.join(", ")
         ),
     }

@@ -9,6 +9,7 @@
 //! - `json`: [`marshal`], [`marshal_float64`] and [`json_string`], `json.Marshal` with
 //!   sorted keys and HTML-safe escapes.
 //! - `num`: [`Num`], a decoded number as Go holds it, and [`f64_to_i64`], Go's `int64(f)`.
+//! - `url`: [`parse_url`], `url.Parse` with its error texts.
 //! - [`field_value`]: a field error's bad value, combining the above.
 
 mod duration;
@@ -16,6 +17,7 @@ mod float;
 mod json;
 mod num;
 mod quote;
+mod url;
 
 use serde_json::Value;
 
@@ -24,6 +26,7 @@ pub use float::{float_json, float_v};
 pub use json::{json_string, marshal, marshal_float64};
 pub use num::{Num, f64_to_i64};
 pub use quote::{is_print, quote};
+pub use url::{Url, parse_url};
 
 /// A bad value as apimachinery's `field.Error.ErrorBody()` prints a value decoded from JSON:
 /// int64, float64 and bool with `%v`, strings with `%q`, and null, arrays and objects as

@@ -4,7 +4,7 @@
 //! appear two or three times, as kube lists them); the finalizer-name warnings of the
 //! custom resource strategy.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::object as obj;
 use crate::error::{ErrorType, FieldError};
@@ -152,30 +152,47 @@ fn invalid_printed(field: &str, printed: &str, detail: &str) -> FieldError {
 
 /// `ValidateLabels` and `ValidateAnnotations` (keys in Go's map order, i.e. sorted).
 fn labels_and_annotations(object: &Value) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    for (key, value) in obj::labels(object) {
-        for message in label_key_errors(&key) {
-            errors.push(invalid_text("metadata.labels", &key, &message));
-        }
-        let value = value.as_str().unwrap_or_default();
-        for message in label_value_errors(value) {
-            errors.push(invalid_text("metadata.labels", value, &message));
-        }
-    }
+    let mut errors = validate_labels(&obj::labels(object), "metadata.labels");
     let annotations = obj::metadata(object)
         .and_then(|m| m.get("annotations"))
         .and_then(Value::as_object);
+    if let Some(annotations) = annotations {
+        errors.extend(validate_annotations(annotations, "metadata.annotations"));
+    }
+    errors
+}
+
+/// apimachinery's `ValidateLabels` of `labels` at `path` (keys sorted, as Go's map order
+/// is taken to be; a value that is no string is checked as empty).
+pub fn validate_labels(labels: &Map<String, Value>, path: &str) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    for (key, value) in labels {
+        for message in label_key_errors(key) {
+            errors.push(invalid_text(path, key, &message));
+        }
+        let value = value.as_str().unwrap_or_default();
+        for message in label_value_errors(value) {
+            errors.push(invalid_text(path, value, &message));
+        }
+    }
+    errors
+}
+
+/// apimachinery's `ValidateAnnotations` of `annotations` at `path`: each key a qualified
+/// name (lower-cased), the total size within kube's limit.
+pub fn validate_annotations(annotations: &Map<String, Value>, path: &str) -> Vec<FieldError> {
+    let mut errors = Vec::new();
     let mut total = 0;
-    for (key, value) in annotations.into_iter().flatten() {
+    for (key, value) in annotations {
         for message in label_key_errors(&key.to_lowercase()) {
-            errors.push(invalid_text("metadata.annotations", key, &message));
+            errors.push(invalid_text(path, key, &message));
         }
         total += key.len() + value.as_str().map_or(0, str::len);
     }
     if total > TOTAL_ANNOTATION_SIZE_LIMIT {
         errors.push(FieldError {
             reason: ErrorType::TooLong,
-            field: "metadata.annotations".into(),
+            field: path.into(),
             detail: format!("Too long: may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
         });
     }

@@ -7,6 +7,7 @@
 pub mod accept;
 pub mod chain;
 pub mod connection;
+pub mod definitions;
 pub mod dev;
 pub mod exchange;
 pub mod head;

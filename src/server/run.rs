@@ -1,7 +1,6 @@
 //! Start-up: flags → validated configuration → CRD catalog → store → TLS → authn → serving state → listener, in
 //! that order, so that a bad definition fails before anything is opened.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -25,12 +24,15 @@ use crate::authz::cel::CelBridge;
 use crate::config::ServeFlags;
 use crate::config::transport::Transport;
 use crate::config::validate::{Config, ConfigErrors, Serving, StoreChoice};
+use crate::conversion::ConversionMetrics;
+use crate::conversion::declarative::DeclarativeMetrics;
 use crate::crd::catalog::Catalog;
 use crate::handlers::AppState;
 use crate::handlers::state::Lifecycle;
 use crate::inflight::InFlight;
 use crate::metrics::Metrics;
 use crate::server::chain::Chain;
+use crate::server::definitions::{converters, load_catalog};
 use crate::server::serving::ServingFiles;
 use crate::server::{accept, pki, shutdown, tls};
 use crate::storage::Store;
@@ -69,15 +71,6 @@ impl StartError {
             _ => 1,
         }
     }
-}
-
-/// Loads, checks and compiles the CRDs into the served catalog.
-pub fn load_catalog(paths: &[PathBuf]) -> Result<Catalog, StartError> {
-    let loaded =
-        crate::crd::load::load_paths(paths).map_err(|e| StartError::Definitions(e.to_string()))?;
-    crate::crd::check::check_all(&loaded).map_err(|e| StartError::Definitions(e.to_string()))?;
-    let crds: Vec<_> = loaded.into_iter().map(|l| l.crd).collect();
-    Catalog::build(&crds).map_err(|e| StartError::Definitions(e.to_string()))
 }
 
 /// Serving TLS from the configured pair, or a self-signed pair in `--cert-dir`, and the
@@ -276,10 +269,15 @@ pub async fn run(
     let config = flags.validate()?;
     raise_open_files_limit(config.transport.max_connections);
     let flags = &config.flags;
-    let catalog = Arc::new(load_catalog(&flags.crd_dir)?);
+    let mut metrics = Metrics::new();
+    let converters = converters(
+        &config,
+        ConversionMetrics::register(&mut metrics),
+        DeclarativeMetrics::register(&mut metrics),
+    );
+    let catalog = Arc::new(load_catalog(&flags.crd_dir, &converters)?);
     let (acceptor, serving_files) = acceptor(&config.serving, &config.transport)?;
     tokio::spawn(serving_files.run());
-    let mut metrics = Metrics::new();
     let cache_metrics = CacheMetrics::register(&mut metrics);
     let admission_metrics = AdmissionMetrics::register(&mut metrics);
     let metrics = Arc::new(metrics);

@@ -9,7 +9,9 @@
 //! - `connect`: the pooled clients (TLS, HTTP/2, the service override).
 //! - `warmup`: a cold client's first connection is made alone.
 //! - [`error`]: [`CallError`], Go's and client-go's texts.
+//! - [`answer`]: a 2xx answer's body as client-go's decoder first reads it.
 
+pub mod answer;
 mod connect;
 pub mod endpoint;
 pub mod error;
@@ -17,6 +19,7 @@ mod warmup;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -50,6 +53,33 @@ pub struct Call {
     pub query_timeout: Option<Duration>,
     /// The `User-Agent` header.
     pub user_agent: &'static str,
+    /// What the bound stands for, which Go's text for passing it names.
+    pub bound_by: Bound,
+}
+
+/// Whose deadline bounds a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// The request context's (admission's webhook timeout): `context deadline exceeded`.
+    Context,
+    /// The client's own `http.Client.Timeout` (client-go's `rest.Config.Timeout`, kube's
+    /// conversion client): Go adds `(Client.Timeout exceeded while awaiting headers)`, or
+    /// `(Client.Timeout or context cancellation while reading body)` once headers came.
+    ClientTimeout,
+}
+
+impl Bound {
+    fn text(self, headers_came: bool) -> &'static str {
+        match (self, headers_came) {
+            (Bound::Context, _) => "context deadline exceeded",
+            (Bound::ClientTimeout, false) => {
+                "context deadline exceeded (Client.Timeout exceeded while awaiting headers)"
+            }
+            (Bound::ClientTimeout, true) => {
+                "context deadline exceeded (Client.Timeout or context cancellation while reading body)"
+            }
+        }
+    }
 }
 
 impl Call {
@@ -59,6 +89,7 @@ impl Call {
             bound: timeout,
             query_timeout: Some(timeout),
             user_agent: USER_AGENT,
+            bound_by: Bound::Context,
         }
     }
 }
@@ -130,6 +161,7 @@ impl Transport {
         let (client, credentials, warmup) = self.client(endpoint, &authority)?;
         let request = request(&url, body, &credentials, call.user_agent)?;
         let limit = self.settings.max_response_bytes;
+        let headers_came = AtomicBool::new(false);
         let exchange = async {
             let response = warmup
                 .send(&client, request)
@@ -138,6 +170,7 @@ impl Transport {
                     url: url.clone(),
                     cause: error::go_cause(&e, &authority),
                 })?;
+            headers_came.store(true, Ordering::Relaxed);
             let code = response.status().as_u16();
             let content_type = response
                 .headers()
@@ -167,7 +200,10 @@ impl Transport {
                 .await
                 .map_err(|_| CallError::Post {
                     url: url.clone(),
-                    cause: "context deadline exceeded".into(),
+                    cause: call
+                        .bound_by
+                        .text(headers_came.load(Ordering::Relaxed))
+                        .into(),
                 })??;
         if !(200..=206).contains(&code) {
             return Err(error::status_error(code, content_type.as_deref(), &bytes));

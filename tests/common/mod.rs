@@ -146,6 +146,16 @@ impl Server {
     /// Stops and starts again on the same data dir and PKI.
     pub fn restart(mut self) -> Server {
         self.terminate();
+        self.start_again()
+    }
+
+    /// Starts a [`Server::terminate`]d server again on the same data dir, PKI and flags
+    /// (between the two, a test may open the data dir's store).
+    pub fn start_again(mut self) -> Server {
+        assert!(
+            self.child.is_none(),
+            "start_again needs a terminated server"
+        );
         let dir = self.dir.clone();
         let extra = std::mem::take(&mut self.extra);
         Self::spawn(Path::new(env!("CARGO_BIN_EXE_crd-apiserver")), dir, extra)

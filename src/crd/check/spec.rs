@@ -3,10 +3,11 @@
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
+use super::conversion::check_conversion;
 use super::version::{check_shared_schema, check_version, schemas_identical};
 use super::{
-    check_conversion, invalid, is_dns1035_label, is_dns1123_subdomain, list_kind, not_supported,
-    singular, versions_value,
+    invalid, is_dns1035_label, is_dns1123_subdomain, list_kind, not_supported, singular,
+    versions_value,
 };
 use crate::error::FieldError;
 
@@ -20,7 +21,6 @@ pub(super) fn check_spec(crd: &CustomResourceDefinition) -> Vec<FieldError> {
             "spec.scope",
             other,
             &["Cluster", "Namespaced"],
-            "",
         )),
     }
     errors.extend(check_versions(crd));
@@ -32,7 +32,7 @@ pub(super) fn check_spec(crd: &CustomResourceDefinition) -> Vec<FieldError> {
             "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead",
         ));
     }
-    errors.extend(check_conversion(spec.conversion.as_ref()));
+    errors.extend(check_conversion(spec));
     errors
 }
 

@@ -121,8 +121,8 @@ fn check_invalid_spec_reports_kube_message() {
          r#"spec.versions[0].additionalPrinterColumns[0].format: Invalid value: "uuid": must be one of byte,date,date-time,double,float,int32,int64,password"#.into()),
         ("column path missing", |v| v["spec"]["versions"][0]["additionalPrinterColumns"] = json!([{"name": "A", "type": "string", "jsonPath": ""}]),
          "spec.versions[0].additionalPrinterColumns[0].JSONPath: Required value".into()),
-        ("conversion webhook", |v| v["spec"]["conversion"] = json!({"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"]}}),
-         r#"spec.conversion.strategy: Unsupported value: "Webhook": supported values: "None" (conversion webhooks are not supported by this server)"#.into()),
+        ("conversion webhook without client config", |v| v["spec"]["conversion"] = json!({"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"]}}),
+         "spec.conversion.webhookClientConfig: Required value: required when strategy is set to Webhook".into()),
         ("conversion none with webhook", |v| v["spec"]["conversion"] = json!({"strategy": "None", "webhook": {"conversionReviewVersions": ["v1"]}}),
          "spec.conversion.conversionReviewVersions: Forbidden: should not be set when strategy is not set to Webhook".into()),
         ("preserve unknown fields", |v| v["spec"]["preserveUnknownFields"] = json!(true),
@@ -185,13 +185,14 @@ fn check_all_many_problems_reports_every_one() {
     value["spec"]["conversion"] = json!({"strategy": "Webhook"});
     let err = check_all(&[loaded("dir/a.yaml (document 1)", value)]).unwrap_err();
     let lines: Vec<String> = err.to_string().lines().map(str::to_string).collect();
-    assert_eq!(lines.len(), 5, "{err}");
+    assert_eq!(lines.len(), 6, "{err}");
     for (line, field) in lines.iter().zip([
         "metadata.name",
         "spec.scope",
         "spec.versions",
         "spec.names.shortNames[0]",
-        "spec.conversion.strategy",
+        "spec.conversion.webhookClientConfig",
+        "spec.conversion.conversionReviewVersions",
     ]) {
         assert!(
             line.starts_with(&format!("dir/a.yaml (document 1) wrong: {field}: ")),

@@ -10,8 +10,7 @@ use serde_json::{Map, Value};
 
 use super::{Phase, Response, ResultStatus, ReviewVersion};
 use crate::gofmt::quote;
-use crate::request::body::decode_yaml_value;
-use crate::request::gojson::{self, Flavor, GoType, ParseError};
+use crate::request::gojson::{self, GoType};
 
 /// The name `runtime.NewScheme()` gives the webhook client's scheme (its call site).
 const SCHEME: &str = "pkg/util/webhook/client.go:74";
@@ -43,7 +42,7 @@ pub fn decode(
 
 /// The body as the AdmissionReview of `version` (client-go's `Result.Into`).
 fn read(version: ReviewVersion, body: &[u8]) -> Result<Map<String, Value>, String> {
-    let (value, api_version) = sniff(body)?;
+    let (value, api_version) = crate::webhook::answer::sniff(body)?;
     let kind = top_string(&value, "kind");
     let (group, version_read) = gojson::parse_group_version(&api_version)?;
     let actual = with_defaults(group, version_read, &kind, version);
@@ -56,35 +55,6 @@ fn read(version: ReviewVersion, body: &[u8]) -> Result<Map<String, Value>, Strin
         // `null` decodes to an empty review.
         _ => Ok(Map::new()),
     }
-}
-
-/// The decoded value and the apiVersion kube's serializer sniffs from it
-/// (`SimpleMetaFactory.Interpret`); JSON when the body starts with `{`, else YAML.
-fn sniff(body: &[u8]) -> Result<(Value, String), String> {
-    let json = body.trim_ascii_start().starts_with(b"{");
-    let value = if json {
-        gojson::parse(body, Flavor::V2).map_err(|e| match e {
-            ParseError::Syntax(text) | ParseError::Other(text) => {
-                format!("couldn't get version/kind; json parse error: {text}")
-            }
-            ParseError::TooDeep => {
-                "couldn't get version/kind; json parse error: exceeded max depth".into()
-            }
-        })?
-    } else {
-        decode_yaml_value(body, false)
-            .map(|(value, _)| value)
-            .map_err(|e| {
-                let text = e.to_string();
-                text.strip_prefix("error decoding YAML: ")
-                    .map_or(text.clone(), str::to_string)
-            })?
-    };
-    let api_version = match json {
-        true => gojson::sniff(gojson::members(body))?,
-        false => gojson::sniff(gojson::values_members(&value))?,
-    };
-    Ok((value, api_version))
 }
 
 fn top_string(value: &Value, name: &str) -> String {

@@ -1,0 +1,226 @@
+//! kube's webhook converter (apiextensions-apiserver `webhook_converter.go` with its
+//! `converterMetric`): a CRD's `spec.conversion.webhook` called through the shared
+//! webhook transport, one ConversionReview per [`Convert::convert`] call.
+//!
+//! - [`review`]: the review version, the objects sent, the request bytes.
+//! - [`response`]: the answer decoded and checked.
+//! - [`objects`]: each converted object checked, its metadata restored.
+//! - [`metrics`]: kube's three conversion metrics.
+//!
+//! Calls are made as kube's conversion client makes them: `User-Agent:
+//! kube-apiserver-admission` and `?timeout=30s` (the default webhook client config of
+//! k8s.io/apiserver, `rest.Config.Timeout` 30 s), each bounded by those 30 s (Go's
+//! `Client.Timeout exceeded` text). A request whose own deadline comes first drops the
+//! call with it (its future is dropped). Recorded from the reference
+//! (hack/conversion-oracle/FINDINGS.md §2).
+//!
+//! Texts name the input's GroupVersionKind as kube's per-object conversion does (kube
+//! decodes list items one by one: `stable.example.com/v1, Kind=CronTab`); a batch of
+//! several objects in one review is checked with kube's list-branch texts (`at index i`,
+//! `i` counting the objects sent).
+
+pub mod metrics;
+pub mod objects;
+pub mod response;
+pub mod review;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_objects;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::future::BoxFuture;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    CustomResourceDefinition, WebhookClientConfig,
+};
+use serde_json::Value;
+
+use crate::crd::conversion::{Convert, ConvertError};
+use crate::webhook::{Bound, Call, Endpoint, Transport, USER_AGENT};
+use metrics::{ConversionMetrics, Failure};
+use objects::Shape;
+use response::Refused;
+
+/// client-go's timeout of kube's webhook clients (`setGlobalDefaults`): sent as
+/// `?timeout=30s` and bounding each call.
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// kube's default `service.port`.
+const DEFAULT_SERVICE_PORT: u16 = 443;
+
+/// One CRD's webhook converter.
+pub struct WebhookConverter {
+    crd_name: Arc<str>,
+    endpoint: Endpoint,
+    review_versions: Vec<String>,
+    transport: Arc<Transport>,
+    metrics: ConversionMetrics,
+}
+
+impl WebhookConverter {
+    /// The converter of `crd` (strategy `Webhook`), calling through `transport`.
+    pub fn new(
+        crd: &CustomResourceDefinition,
+        transport: Arc<Transport>,
+        metrics: ConversionMetrics,
+    ) -> Result<WebhookConverter, String> {
+        let webhook = crd
+            .spec
+            .conversion
+            .as_ref()
+            .and_then(|c| c.webhook.as_ref())
+            .ok_or("spec.conversion.webhook is required when strategy is Webhook")?;
+        let config = webhook
+            .client_config
+            .as_ref()
+            .ok_or("spec.conversion.webhook.clientConfig is required when strategy is Webhook")?;
+        Ok(WebhookConverter {
+            crd_name: crd.metadata.name.as_deref().unwrap_or_default().into(),
+            endpoint: endpoint(config)?,
+            review_versions: webhook.conversion_review_versions.clone(),
+            transport,
+            metrics,
+        })
+    }
+
+    async fn convert_all(
+        &self,
+        mut objects: Vec<Value>,
+        desired: &str,
+    ) -> Result<Vec<Value>, ConvertError> {
+        // kube's nop shortcut: an object with only apiVersion and kind gets the version.
+        for object in objects.iter_mut().filter(|o| review::is_empty_object(o)) {
+            object["apiVersion"] = Value::String(desired.to_string());
+        }
+        let sent = review::to_send(&objects, desired);
+        let Some(&first) = sent.first() else {
+            if objects.iter().any(|o| !review::is_empty_object(o)) {
+                self.metrics.success(Duration::ZERO);
+            }
+            return Ok(objects);
+        };
+        let from = review::api_version(&objects[first]).to_string();
+        let started = Instant::now();
+        let answer = self.exchange(&objects, &sent, desired, started).await;
+        let ok = answer.is_ok();
+        self.metrics.crd_conversion(
+            &self.crd_name,
+            version_of(&from),
+            version_of(desired),
+            ok,
+            started.elapsed(),
+        );
+        for (i, converted) in sent.into_iter().zip(answer?) {
+            objects[i] = converted;
+        }
+        Ok(objects)
+    }
+
+    /// One review for the objects at `sent`: the converted objects, in that order.
+    async fn exchange(
+        &self,
+        objects: &[Value],
+        sent: &[usize],
+        desired: &str,
+        started: Instant,
+    ) -> Result<Vec<Value>, ConvertError> {
+        let gvk = objects::gvk(&objects[sent[0]]);
+        let fail = |failure: Failure, text: String| {
+            self.metrics.failure(failure, started.elapsed());
+            ConvertError::new(text)
+        };
+        let version = review::pick_version(&self.review_versions).map_err(ConvertError::new)?;
+        let uid = uuid::Uuid::new_v4().to_string();
+        let items: Vec<&Value> = sent.iter().map(|&i| &objects[i]).collect();
+        let body = review::encode(version, &uid, desired, &items);
+        let failed = |cause: String| format!("conversion webhook for {gvk} failed: {cause}");
+        let answer = self
+            .transport
+            .call(&self.endpoint, body, call())
+            .await
+            .map_err(|e| fail(Failure::Call, failed(e.cause())))?;
+        let converted = response::decode(version, &uid, &answer).map_err(|e| match e {
+            Refused::Undecodable(text) => fail(Failure::Call, failed(text)),
+            Refused::Malformed(text) => fail(Failure::MalformedResponse, failed(text)),
+        })?;
+        if converted.len() != sent.len() {
+            let text = format!(
+                "conversion webhook for {gvk} returned {} objects, expected {}",
+                converted.len(),
+                sent.len()
+            );
+            return Err(fail(Failure::PartialResponse, text));
+        }
+        let shape = |i: usize| match sent.len() {
+            1 => Shape::Object,
+            _ => Shape::Item(i),
+        };
+        let mut out = Vec::with_capacity(sent.len());
+        for (i, (item, &at)) in converted.into_iter().zip(sent).enumerate() {
+            let original = &objects[at];
+            let checked = objects::converted(original, item, desired, shape(i), &gvk)
+                .map_err(|text| fail(Failure::InvalidConvertedObject, text))?;
+            out.push(checked);
+        }
+        self.metrics.success(started.elapsed());
+        Ok(out)
+    }
+}
+
+/// kube's call: its client's User-Agent and 30 s timeout, sent as `?timeout=30s`.
+fn call() -> Call {
+    Call {
+        bound: CALL_TIMEOUT,
+        query_timeout: Some(CALL_TIMEOUT),
+        user_agent: USER_AGENT,
+        bound_by: Bound::ClientTimeout,
+    }
+}
+
+/// The version of `group/version`.
+fn version_of(api_version: &str) -> &str {
+    api_version.rsplit('/').next().unwrap_or_default()
+}
+
+impl Convert for WebhookConverter {
+    fn convert<'a>(
+        &'a self,
+        objects: Vec<Value>,
+        to_api_version: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Value>, ConvertError>> {
+        Box::pin(self.convert_all(objects, to_api_version))
+    }
+}
+
+/// kube's `webhookClientConfigForCRD`: url or service (port 443 by default), the
+/// caBundle (whitespace only: none).
+pub fn endpoint(config: &WebhookClientConfig) -> Result<Endpoint, String> {
+    let ca_bundle = config
+        .ca_bundle
+        .as_ref()
+        .map(|b| b.0.clone())
+        .filter(|b| !b.trim_ascii().is_empty());
+    if let Some(service) = &config.service {
+        let port = match service.port {
+            None => DEFAULT_SERVICE_PORT,
+            Some(p) => u16::try_from(p).map_err(|_| format!("invalid service port {p}"))?,
+        };
+        return Ok(Endpoint::Service {
+            namespace: service.namespace.clone(),
+            name: service.name.clone(),
+            path: service.path.clone(),
+            port,
+            ca_bundle,
+        });
+    }
+    match config.url.as_deref().filter(|u| !u.is_empty()) {
+        Some(url) => Ok(Endpoint::Url {
+            url: url.to_string(),
+            ca_bundle,
+        }),
+        None => Err("exactly one of url or service is required".into()),
+    }
+}
