@@ -27,6 +27,8 @@ pub use webhook::metrics::ConversionMetrics;
 pub struct Factory {
     transport: Arc<Transport>,
     metrics: ConversionMetrics,
+    /// What declarative converters count into (nowhere unless set).
+    declarative: declarative::DeclarativeMetrics,
 }
 
 impl Factory {
@@ -43,14 +45,22 @@ impl Factory {
         Factory {
             transport: Arc::new(transport),
             metrics,
+            declarative: declarative::DeclarativeMetrics::default(),
         }
+    }
+
+    /// Declarative converters count into `metrics`
+    /// (`crd_apiserver_declarative_conversion_total`).
+    pub fn counting_declarative(mut self, metrics: declarative::DeclarativeMetrics) -> Factory {
+        self.declarative = metrics;
+        self
     }
 }
 
 impl ConverterFactory for Factory {
     fn new_converter(&self, crd: &CustomResourceDefinition) -> Result<Conversion, String> {
-        // HOOK (helper cdecl fills `declarative::converter`): the annotation wins.
-        if let Some(declarative) = declarative::converter(crd) {
+        // The annotation wins.
+        if let Some(declarative) = declarative::converter_counted(crd, &self.declarative) {
             return declarative;
         }
         let strategy = crd.spec.conversion.as_ref().map(|c| c.strategy.as_str());

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use super::run::StartError;
 use crate::config::validate::Config;
+use crate::conversion::declarative::DeclarativeMetrics;
 use crate::conversion::{ConversionMetrics, Factory};
 use crate::crd::catalog::Catalog;
 use crate::crd::conversion::ConverterFactory;
@@ -24,9 +25,13 @@ pub fn load_catalog(
 }
 
 /// The converter factory the catalog is built with (kube's `CRConverterFactory`): the
-/// webhook and declarative converters, counting into `metrics`.
-pub(super) fn converters(config: &Config, metrics: ConversionMetrics) -> impl ConverterFactory {
-    Factory::new(&config.admission, metrics)
+/// webhook and declarative converters, counting into `metrics` and `declarative`.
+pub(super) fn converters(
+    config: &Config,
+    metrics: ConversionMetrics,
+    declarative: DeclarativeMetrics,
+) -> impl ConverterFactory {
+    Factory::new(&config.admission, metrics).counting_declarative(declarative)
 }
 
 #[cfg(test)]

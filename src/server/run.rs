@@ -25,6 +25,7 @@ use crate::config::ServeFlags;
 use crate::config::transport::Transport;
 use crate::config::validate::{Config, ConfigErrors, Serving, StoreChoice};
 use crate::conversion::ConversionMetrics;
+use crate::conversion::declarative::DeclarativeMetrics;
 use crate::crd::catalog::Catalog;
 use crate::handlers::AppState;
 use crate::handlers::state::Lifecycle;
@@ -271,7 +272,11 @@ pub async fn run(
     raise_open_files_limit(config.transport.max_connections);
     let flags = &config.flags;
     let mut metrics = Metrics::new();
-    let converters = converters(&config, ConversionMetrics::register(&mut metrics));
+    let converters = converters(
+        &config,
+        ConversionMetrics::register(&mut metrics),
+        DeclarativeMetrics::register(&mut metrics),
+    );
     let catalog = Arc::new(load_catalog(&flags.crd_dir, &converters)?);
     let (acceptor, serving_files) = acceptor(&config.serving, &config.transport)?;
     tokio::spawn(serving_files.run());
