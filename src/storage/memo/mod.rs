@@ -26,7 +26,8 @@ enum Form {
 
 /// The forms kept for one value, by key. Keys are shared (a version's name, a watch's
 /// line key): no allocation per value for them.
-type Forms = Mutex<Vec<(Arc<str>, Form)>>;
+type Kept = Vec<(Arc<str>, Form)>;
+type Forms = Mutex<Kept>;
 
 /// One value's memoised forms; inert (nothing kept) unless made with [`Memo::shared`].
 #[derive(Clone, Default)]
@@ -102,7 +103,7 @@ impl Memo {
     }
 
     /// The forms, locked (briefly: nothing is awaited under this lock).
-    fn lock(&self) -> Option<std::sync::MutexGuard<'_, Vec<(Arc<str>, Form)>>> {
+    fn lock(&self) -> Option<std::sync::MutexGuard<'_, Kept>> {
         let cell = self.0.as_ref()?;
         Some(cell.lock().unwrap_or_else(PoisonError::into_inner))
     }
