@@ -23,6 +23,7 @@
 //! - [`metrics`]: kube's admission metrics.
 
 pub mod attributes;
+pub mod convert;
 pub mod failure;
 pub mod metrics;
 pub mod namespace;

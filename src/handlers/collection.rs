@@ -14,7 +14,7 @@ use crate::request::negotiate::{
     MetaKind, MetaTarget, Representation, Target as NegotiationTarget, negotiate,
 };
 use crate::request::options::{ListOptions, ResourceVersionMatch};
-use crate::storage::{KeyValue, RangeRequest, Revision, StorageError};
+use crate::storage::{KeyValue, RangeRequest, RangeResult, Revision, StorageError};
 use crate::table::{Conversion, IncludeObject, ListMeta, TransformError};
 
 /// Fields every custom resource can be selected by; CRDs add their `selectableFields`.
@@ -64,9 +64,13 @@ pub struct Page {
 }
 
 impl Page {
-    /// The items as objects.
-    pub fn objects(&self, ctx: &Target) -> Result<Vec<Value>, ApiError> {
-        self.items.iter().map(|kv| ctx.decode(kv)).collect()
+    /// The items as objects, in the request's version (one conversion for the page).
+    pub async fn objects(&self, ctx: &Target) -> Result<Vec<Value>, ApiError> {
+        if !ctx.needs_conversion() {
+            return self.items.iter().map(|kv| ctx.decode(kv)).collect();
+        }
+        let items = ctx.to_served_version(self.items.clone()).await?;
+        items.iter().map(|kv| ctx.decode(kv)).collect()
     }
 
     pub fn list_meta(&self) -> ListMeta {
@@ -123,6 +127,15 @@ pub async fn read_page(
         if limit == 0 && unselected && items.is_empty() && !range.more {
             return Ok(whole(range.kvs, revision));
         }
+        // Selectors read the objects in the request's version: the chunk is converted
+        // (in one call) before it is selected from.
+        let range = match unselected {
+            true => range,
+            false => RangeResult {
+                kvs: ctx.to_served_version(range.kvs).await?,
+                ..range
+            },
+        };
         let total = range.kvs.len();
         for (i, kv) in range.kvs.iter().enumerate() {
             if unselected || selects(options, &ctx.decode(kv)?) {
@@ -291,12 +304,18 @@ pub async fn list(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Re
     let options = list_options(call, ctx)?;
     let page = read_page(state, ctx, &options).await?;
     if representation == Representation::Json {
-        // The items' served bytes, streamed: no object is decoded or encoded again.
-        let mut items = Vec::with_capacity(page.items.len());
-        for kv in &page.items {
+        // The items' served bytes, streamed: no object is decoded or encoded again. The
+        // items a converter must see are converted first, in one call for the page.
+        let list_meta = page.list_meta();
+        let kvs = match ctx.needs_conversion() {
+            false => page.items,
+            true => ctx.to_served_version(page.items).await?,
+        };
+        let mut items = Vec::with_capacity(kvs.len());
+        for kv in &kvs {
             items.push(served::object_bytes(ctx, kv)?);
         }
-        let (body, len) = served::list_body(ctx, items, &page.list_meta())?;
+        let (body, len) = served::list_body(ctx, items, &list_meta)?;
         return Ok(Reply::Encoded {
             body,
             len,
@@ -308,7 +327,7 @@ pub async fn list(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Re
         call,
         ctx,
         representation,
-        &page.objects(ctx)?,
+        &page.objects(ctx).await?,
         &page.list_meta(),
     )
 }

@@ -164,11 +164,7 @@ async fn create_once(
     if let Err(e) = validated.await {
         return (Err(e), warnings);
     }
-    let result = guaranteed::create(state, ctx, &name, &object, dry_run).await;
-    let result = result.map(|revision| {
-        ctx.present(&mut object, revision);
-        object
-    });
+    let result = guaranteed::create(state, ctx, &name, object, dry_run).await;
     (result, warnings)
 }
 

@@ -174,7 +174,7 @@ pub async fn delete_collection(
         },
     )
     .await?;
-    let items = page.objects(ctx)?;
+    let items = page.objects(ctx).await?;
     // kube admits each delete with the request's attributes: its namespace, no name.
     let admitting = delete_admission(state, call, ctx, &delete_options);
     let mut warnings = Vec::new();

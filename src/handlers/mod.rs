@@ -4,6 +4,7 @@
 pub mod apply;
 pub mod collection;
 pub mod context;
+pub mod convert;
 pub mod create;
 pub mod delete;
 pub mod discovery;

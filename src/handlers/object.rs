@@ -24,7 +24,7 @@ pub async fn read(
         .await
         .map_err(|e| ctx.storage_error(name, e))?
         .ok_or_else(|| ctx.not_found(name))?;
-    let object = ctx.decode(&kv)?;
+    let object = ctx.decode_served(&kv).await?;
     Ok((kv, object))
 }
 
@@ -98,6 +98,19 @@ pub async fn get(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Rep
     let kv = found
         .map_err(|e| ctx.storage_error(&ctx.name, e))?
         .ok_or_else(|| ctx.not_found(&ctx.name))?;
+    // In the request's version first, whatever the representation: a Table or
+    // PartialObjectMetadata is made of the converted object (a failing converter fails
+    // them too, as kube's storage codec does).
+    let kv = match ctx.needs_conversion() {
+        false => kv,
+        true => {
+            let converted = ctx.to_served_version(vec![kv]).await?;
+            converted
+                .into_iter()
+                .next()
+                .ok_or_else(|| ctx.not_found(&ctx.name))?
+        }
+    };
     if representation == Representation::Json {
         let body = served::object_bytes(ctx, &kv)?.to_bytes();
         let len = body.len();

@@ -3,6 +3,7 @@
 //! watch takes a place in its user's watch limit and in `apiserver_longrunning_requests`
 //! while it runs, and its lines wait for the connection in a bounded queue.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -31,6 +32,9 @@ use crate::watch::limit::AtLimit;
 use crate::watch::queue::{self, Line, Sent};
 use crate::watch::{EventType, bookmark, classify, encode};
 use prometheus_client::metrics::counter::Counter;
+
+/// Initial events converted per call (a converter's page).
+const INITIAL_BATCH: usize = 500;
 
 /// kube's default watch length is a random 30–60 minutes (min-request-timeout 1800s).
 const DEFAULT_TIMEOUT_SECS: u64 = 1800;
@@ -230,17 +234,37 @@ impl Watcher {
     /// Sends the event of a stored object: plain watches share the event's line (made once
     /// for all of them), converted ones render their own.
     async fn send_stored(&self, event_type: EventType, kv: &KeyValue) -> bool {
+        let key = match event_type {
+            EventType::Added => &self.line_keys[0],
+            EventType::Modified => &self.line_keys[1],
+            _ => &self.line_keys[2],
+        };
+        // Another watcher of this version made the line: nothing to convert or encode.
+        if self.conversion.is_none()
+            && let Some(line) = kv.memo.get(key)
+        {
+            return self.send_line(Line::Whole(line)).await;
+        }
+        let converted;
+        let kv = match self.ctx.needs_conversion() {
+            false => kv,
+            true => match self.ctx.to_served_version(vec![kv.clone()]).await {
+                Ok(mut kvs) => match kvs.pop() {
+                    Some(kv) => {
+                        converted = kv;
+                        &converted
+                    }
+                    None => return false,
+                },
+                Err(e) => return self.fail_with(e).await,
+            },
+        };
         if self.conversion.is_some() {
             return match self.ctx.decode(kv) {
                 Ok(object) => self.send(event_type, &object).await,
                 Err(_) => false,
             };
         }
-        let key = match event_type {
-            EventType::Added => &self.line_keys[0],
-            EventType::Modified => &self.line_keys[1],
-            _ => &self.line_keys[2],
-        };
         match served::event_line(&self.ctx, kv, event_type, key, &self.encodings) {
             Ok(line) => self.send_line(Line::Whole(line)).await,
             Err(_) => false,
@@ -265,7 +289,16 @@ impl Watcher {
                 self.send_stored(t, kv).await
             }
             Event::Delete { kv } if unselected => self.send_stored(EventType::Deleted, kv).await,
-            Event::Put { kv, .. } | Event::Delete { kv } => {
+            Event::Put { .. } | Event::Delete { .. } => {
+                // Selectors read the objects (and the previous one) in this version.
+                let event = match self.ctx.to_served_event(event).await {
+                    Ok(event) => event,
+                    Err(e) => return self.fail_with(e).await,
+                };
+                let event = event.as_ref();
+                let (Event::Put { kv, .. } | Event::Delete { kv }) = event else {
+                    return true;
+                };
                 let matches = |o: &Value| selects(&self.options, o);
                 let decode = |b: &[u8], rev: i64| self.ctx.decode_bytes(b, rev).ok();
                 match classify(event, &matches, &decode) {
@@ -320,9 +353,22 @@ impl Watcher {
             Ok(s) => s,
             Err(e) => return self.fail(e).await,
         };
-        for kv in &initial {
-            if !self.send_initial(kv).await {
-                return;
+        // Initial events are converted in batches, one call each (as LIST pages are).
+        for batch in initial.chunks(INITIAL_BATCH) {
+            let batch = match self.ctx.needs_conversion() {
+                false => Cow::Borrowed(batch),
+                true => match self.ctx.to_served_version(batch.to_vec()).await {
+                    Ok(kvs) => Cow::Owned(kvs),
+                    Err(e) => {
+                        self.fail_with(e).await;
+                        return;
+                    }
+                },
+            };
+            for kv in batch.iter() {
+                if !self.send_initial(kv).await {
+                    return;
+                }
             }
         }
         if initial_end_bookmark
@@ -370,6 +416,19 @@ impl Watcher {
     async fn fail(&self, err: StorageError) {
         let api_error = self.ctx.storage_error("", err);
         let _ = self.send(EventType::Error, &api_error.to_status()).await;
+    }
+
+    /// Ends the watch with an ERROR event carrying `err`'s Status: an object that could
+    /// not be converted to the watched version (kube's cacher cannot decode it either and
+    /// its watchers are ended). Always false: the watch ends.
+    async fn fail_with(&self, err: ApiError) -> bool {
+        tracing::warn!(
+            resource = %self.ctx.resource.labels.resource,
+            error = %err,
+            "watch: ending a watch whose object could not be converted"
+        );
+        let _ = self.send(EventType::Error, &err.to_status()).await;
+        false
     }
 }
 

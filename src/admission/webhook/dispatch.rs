@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::call::{called_kind, request_kind, request_resource};
 use super::conditions::{Authorizer as ConditionAuthorizer, ConditionInput};
-use super::hook::{FailurePolicy, Hook, Hooks};
+use super::hook::{FailurePolicy, Hook, HookKind, Hooks};
 use super::matching::NamespaceLabels;
 use super::matching::{self, Equivalent, Gvk, Gvr, Invocation, MatchError, MatchRequest};
 use super::source::Source;
@@ -75,8 +75,7 @@ impl Webhooks {
         if hook.conditions.is_empty() {
             return Ok(true);
         }
-        let seen = object.map(|o| versioned(o, invocation));
-        let old = attributes.old_object.map(|o| versioned(o, invocation));
+        let [seen, old] = versioned_objects(invocation, attributes, object).await?;
         let options = attributes.options.to_json();
         let input = ConditionInput {
             kind: called_kind(invocation),
@@ -225,6 +224,34 @@ pub fn match_error(error: MatchError) -> ApiError {
     }
 }
 
+/// The object and the old object as the hook of `invocation` sees them: in the version
+/// it asked for, through the resource's converter when it has one (one call for both);
+/// a conversion failure is kube's 500 (`NewInternalError`, once more by the mutating
+/// plugin's accessor: `Internal error occurred: Internal error occurred: …`).
+pub async fn versioned_objects<'v>(
+    invocation: &Invocation,
+    attributes: &Attributes<'v>,
+    object: Option<&'v Value>,
+) -> Result<[Option<Cow<'v, Value>>; 2], ApiError> {
+    let kind = &invocation.kind;
+    let api_version = match kind.group.as_str() {
+        "" => kind.version.clone(),
+        group => format!("{group}/{}", kind.version),
+    };
+    let objects = [object, attributes.old_object];
+    crate::admission::convert::versioned(attributes, objects, &api_version)
+        .await
+        .map_err(|message| conversion_error(invocation.hook.kind, message))
+}
+
+/// A failed conversion in a webhook's dispatch, as kube's plugin answers it.
+pub fn conversion_error(kind: HookKind, message: String) -> ApiError {
+    match kind {
+        HookKind::Validating => ApiError::Internal(message),
+        HookKind::Mutating => ApiError::Internal(format!("Internal error occurred: {message}")),
+    }
+}
+
 /// `object` as the hook of `invocation` sees it: in the version it asked for (our
 /// resources' versions differ only in apiVersion until conversion webhooks exist: the
 /// `None` conversion strategy).
@@ -249,25 +276,25 @@ pub fn versioned_as<'v>(object: &'v Value, kind: &Gvk) -> Cow<'v, Value> {
 }
 
 /// A mutated object defaulted by the schema of the version its hook saw it in (kube's
-/// `ObjectDefaulter` after each patch), then back in the request's version.
-pub fn unversioned(
+/// `ObjectDefaulter` after each patch), then back in the request's version (through the
+/// resource's converter when it has one).
+pub async fn unversioned(
     mut object: Value,
     invocation: &Invocation,
     attributes: &Attributes<'_>,
-) -> Value {
+) -> Result<Value, ApiError> {
     let Some(served) = attributes.served else {
-        return object;
+        return Ok(object);
     };
     if served.kind != attributes.kind.kind {
         // A Scale: a typed object with nothing to default.
-        return object;
+        return Ok(object);
     }
     if let Some(version) = served.version(&invocation.kind.version) {
         crate::schema::default::default(&mut object, &version.structural);
     }
     let api_version = format!("{}/{}", attributes.kind.group, attributes.kind.version);
-    if object.get("apiVersion").and_then(Value::as_str) != Some(api_version.as_str()) {
-        object["apiVersion"] = Value::String(api_version);
-    }
-    object
+    crate::admission::convert::unversioned(attributes, object, &api_version)
+        .await
+        .map_err(|message| conversion_error(invocation.hook.kind, message))
 }

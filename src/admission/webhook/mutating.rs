@@ -11,7 +11,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::call::{CallFailure, Sent, call};
-use super::dispatch::{RequestFacts, Webhooks, unversioned, versioned};
+use super::dispatch::{RequestFacts, Webhooks, unversioned, versioned_objects};
 use super::hook::{FailurePolicy, Hook, Reinvocation};
 use super::matching::Invocation;
 use super::review::{Phase, Response};
@@ -183,8 +183,9 @@ impl Round<'_> {
         object: Option<&mut Value>,
     ) -> Result<bool, CallFailure> {
         let attributes = self.attributes;
-        let seen = object.as_deref().map(|o| versioned(o, invocation));
-        let old = attributes.old_object.map(|o| versioned(o, invocation));
+        let [seen, old] = versioned_objects(invocation, attributes, object.as_deref())
+            .await
+            .map_err(CallFailure::Other)?;
         let sent = Sent {
             attributes,
             object: seen.as_deref(),
@@ -198,7 +199,9 @@ impl Round<'_> {
         self.annotate_patch(invocation, at, ops);
         let changed = seen.as_deref() != Some(&patched);
         if let Some(object) = object {
-            *object = unversioned(patched, invocation, attributes);
+            *object = unversioned(patched, invocation, attributes)
+                .await
+                .map_err(CallFailure::Other)?;
         }
         Ok(changed)
     }

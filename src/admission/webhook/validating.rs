@@ -11,7 +11,7 @@ use futures::stream::FuturesUnordered;
 use serde_json::Value;
 
 use super::call::{CallFailure, Sent, call};
-use super::dispatch::{Webhooks, versioned};
+use super::dispatch::{Webhooks, versioned_objects};
 use super::hook::FailurePolicy;
 use super::matching::Invocation;
 use super::review::Phase;
@@ -64,8 +64,7 @@ async fn one(
     invocation: &Invocation,
 ) -> Result<(), ApiError> {
     let hook = &invocation.hook;
-    let seen = object.map(|o| versioned(o, invocation));
-    let old = attributes.old_object.map(|o| versioned(o, invocation));
+    let [seen, old] = versioned_objects(invocation, attributes, object).await?;
     let sent = Sent {
         attributes,
         object: seen.as_deref(),

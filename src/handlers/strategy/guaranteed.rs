@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::error::ApiError;
 use crate::handlers::AppState;
 use crate::handlers::context::{Target, conflict};
-use crate::storage::{KeyValue, Revision, StorageError};
+use crate::storage::{KeyValue, StorageError};
 
 /// How often the loop runs before answering 409; kube loops without bound, but a key that
 /// changes 16 times during one request is better answered with a conflict.
@@ -99,7 +99,7 @@ impl<'a> Attempts<'a> {
             }
             None => (current(state, ctx, &key, name).await?, true),
         };
-        let current = ctx.decode(&kv)?;
+        let current = ctx.decode_served(&kv).await?;
         Ok(Attempts {
             state,
             ctx,
@@ -128,10 +128,14 @@ impl<'a> Attempts<'a> {
     ) -> Result<Option<Written<T>>, ApiError> {
         let (state, ctx, name) = (self.state, self.ctx, self.name);
         self.made += 1;
-        // The bytes a put would store, encoded once for the checks and the write.
-        let encoded = match &outcome {
-            Ok((Next::Put(new), _)) => Some(ctx.encode(new)?),
-            _ => None,
+        // The bytes a put would store (converted to the storage version first), encoded
+        // once for the checks and the write.
+        let (encoded, stored) = match &outcome {
+            Ok((Next::Put(new), _)) => {
+                let (bytes, stored) = ctx.stored_form(new).await?;
+                (Some(bytes), stored)
+            }
+            _ => (None, None),
         };
         // A refusal (the size limit's too) or a no-op judged on a cached object is judged
         // again on the current one.
@@ -146,7 +150,7 @@ impl<'a> Attempts<'a> {
         if settled {
             let kv = current(state, ctx, &self.key, name).await?;
             if kv.mod_revision != self.kv.mod_revision {
-                return self.again(kv).map(|()| None);
+                return self.again(kv).await.map(|()| None);
             }
             // The cached object was the current one after all: its outcome stands
             // (kube's `cachedRev == origState.rev`), without calling the caller again.
@@ -155,29 +159,27 @@ impl<'a> Attempts<'a> {
         let (next, extra) = outcome?;
         let written = |object| Some(Written { object, extra });
         let failed = match next {
-            Next::Put(mut new) => {
-                let bytes = match encoded {
-                    Some(bytes) => bytes,
-                    None => ctx.encode(&new)?,
+            Next::Put(new) => {
+                let (bytes, stored) = match encoded {
+                    Some(bytes) => (bytes, stored),
+                    None => ctx.stored_form(&new).await?,
                 };
                 // Compared with the stored bytes, as kube's storage does: writing back an
-                // object whose defaults were only applied on read persists them.
+                // object whose defaults were only applied on read persists them, and an
+                // object stored at another version is written (a migration).
                 if bytes == self.kv.value {
                     return Ok(written(std::mem::take(&mut self.current)));
                 }
                 check_size(state, bytes.len())?;
                 if self.dry_run {
-                    return Ok(written(new));
+                    return Ok(written(ctx.answer(new, stored, 0).await?));
                 }
                 match state
                     .store
                     .update(&self.key, bytes, self.kv.mod_revision)
                     .await
                 {
-                    Ok(revision) => {
-                        ctx.present(&mut new, revision);
-                        return Ok(written(new));
-                    }
+                    Ok(revision) => return Ok(written(ctx.answer(new, stored, revision).await?)),
                     Err(e) => e,
                 }
             }
@@ -193,15 +195,15 @@ impl<'a> Attempts<'a> {
             }
         };
         let kv = fresh_after(ctx, name, failed)?;
-        self.again(kv).map(|()| None)
+        self.again(kv).await.map(|()| None)
     }
 
     /// Another attempt on `kv`, read consistently; 409 when the attempts are used up.
-    fn again(&mut self, kv: KeyValue) -> Result<(), ApiError> {
+    async fn again(&mut self, kv: KeyValue) -> Result<(), ApiError> {
         if self.made >= MAX_ATTEMPTS {
             return Err(conflict(&self.ctx.group_resource(), self.name));
         }
-        self.current = self.ctx.decode(&kv)?;
+        self.current = self.ctx.decode_served(&kv).await?;
         self.kv = kv;
         self.is_current = true;
         Ok(())
@@ -231,28 +233,37 @@ fn fresh_after(ctx: &Target, name: &str, err: StorageError) -> Result<KeyValue, 
     }
 }
 
-/// Writes a new object, refused when its stored form is over the size limit; a dry run
-/// still answers AlreadyExists for a taken name. Returns the write's revision (0 on a dry run).
+/// Writes a new object (in the storage version), refused when its stored form is over
+/// the size limit; a dry run still answers AlreadyExists for a taken name. Returns the
+/// object as stored, in the request's version.
 pub async fn create(
     state: &AppState,
     ctx: &Target,
     name: &str,
-    object: &Value,
+    object: Value,
     dry_run: bool,
-) -> Result<Revision, ApiError> {
-    let bytes = ctx.encode(object)?;
+) -> Result<Value, ApiError> {
+    let (bytes, stored) = ctx.stored_form(&object).await?;
     check_size(state, bytes.len())?;
     let key = ctx.key(state, name);
-    if !dry_run {
-        return state
+    let revision = if dry_run {
+        taken(state, ctx, &key, name).await?;
+        0
+    } else {
+        state
             .store
             .create(&key, bytes)
             .await
-            .map_err(|e| ctx.storage_error(name, e));
-    }
+            .map_err(|e| ctx.storage_error(name, e))?
+    };
+    ctx.answer(object, stored, revision).await
+}
+
+/// A dry-run create's AlreadyExists for a taken name.
+async fn taken(state: &AppState, ctx: &Target, key: &str, name: &str) -> Result<(), ApiError> {
     let existing = state
         .store
-        .get(&key)
+        .get(key)
         .await
         .map_err(|e| ctx.storage_error(name, e))?;
     match existing {
@@ -260,7 +271,7 @@ pub async fn create(
             resource: ctx.group_resource(),
             name: name.to_string(),
         }),
-        None => Ok(0),
+        None => Ok(()),
     }
 }
 
