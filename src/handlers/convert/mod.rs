@@ -148,6 +148,7 @@ pub fn kv_of(value: Bytes, revision: i64, memo: &Memo) -> KeyValue {
     }
 }
 
+mod target;
 #[cfg(test)]
 pub mod testing;
 #[cfg(test)]

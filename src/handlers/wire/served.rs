@@ -82,7 +82,9 @@ impl Served {
     }
 }
 
-/// The object as this version serves it, made once per cached value and version.
+/// The object as this version serves it, made once per cached value and version. `kv`
+/// holds the object in the request's version already (see
+/// [`Target::to_served_version`] for resources with a converter).
 pub fn object_bytes(ctx: &Target, kv: &KeyValue) -> Result<Served, ApiError> {
     let revision = Digits::new(kv.mod_revision);
     let (bytes, tag) = kv.memo.get_or_try_insert_tagged(&ctx.version().name, || {

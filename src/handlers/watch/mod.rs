@@ -9,18 +9,14 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures::StreamExt;
-use prometheus_client::metrics::gauge::Gauge;
 use serde_json::Value;
 
-use crate::crd::labels::request_labels;
 use crate::error::ApiError;
 use crate::handlers::collection::{conversion, list_options, parse_revision, read_page, selects};
 use crate::handlers::context::Target;
 use crate::handlers::wire::reply::Reply;
 use crate::handlers::{AppState, Call, wire::served};
 use crate::inflight::TOO_MANY_REQUESTS;
-use crate::metrics::LongRunningLabels;
-use crate::request::info::RequestInfo;
 use crate::request::negotiate::MetaVersion;
 use crate::request::negotiate::{
     ACCEPTED_STREAMS, Representation, Target as NegotiationTarget, negotiate,
@@ -38,6 +34,10 @@ const INITIAL_BATCH: usize = 500;
 
 /// kube's default watch length is a random 30–60 minutes (min-request-timeout 1800s).
 const DEFAULT_TIMEOUT_SECS: u64 = 1800;
+
+mod accounting;
+
+use accounting::{OpenWatch, longrunning_labels, too_many};
 
 /// How one watch renders its events.
 struct Watcher {
@@ -145,55 +145,6 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
         warnings: Vec::new(),
     }
     .with_warning(ctx.deprecation_warning()))
-}
-
-/// The in-flight limit's 429 (`TooManyRequests`, `Retry-After`) for a watch's initial
-/// list past the read-only budget or a user past `--max-watches-per-user`, counted in
-/// `apiserver_request_terminations_total` as the limit's own 429s are.
-fn too_many(state: &AppState, info: &RequestInfo, message: String) -> ApiError {
-    let labels = request_labels(info, &state.catalog);
-    state.metrics.count_termination(labels, 429);
-    crate::inflight::too_many_requests(message)
-}
-
-/// kube's `apiserver_longrunning_requests` labels of a watch (`RecordLongRunning`): a
-/// named object is `resource` scope, a namespace's collection `namespace`, every
-/// namespace's `cluster`.
-fn longrunning_labels(info: &RequestInfo, ctx: &Target) -> LongRunningLabels {
-    LongRunningLabels {
-        verb: "WATCH",
-        group: ctx.resource.labels.group.clone(),
-        version: ctx.version().name.clone(),
-        resource: ctx.resource.labels.plural.clone(),
-        subresource: "",
-        scope: clean_scope(info),
-        component: "apiserver",
-    }
-}
-
-/// kube's `CleanScope` for a watch.
-fn clean_scope(info: &RequestInfo) -> &'static str {
-    match (info.name.is_empty(), info.namespace.is_empty()) {
-        (false, _) => "resource",
-        (true, false) => "namespace",
-        (true, true) => "cluster",
-    }
-}
-
-/// A watch counted in `apiserver_longrunning_requests` until it is dropped.
-struct OpenWatch(Gauge);
-
-impl OpenWatch {
-    fn new(gauge: Gauge) -> OpenWatch {
-        gauge.inc();
-        OpenWatch(gauge)
-    }
-}
-
-impl Drop for OpenWatch {
-    fn drop(&mut self) {
-        self.0.dec();
-    }
 }
 
 impl Watcher {
@@ -429,34 +380,5 @@ impl Watcher {
         );
         let _ = self.send(EventType::Error, &err.to_status()).await;
         false
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn clean_scope_of_watches_as_kube() {
-        let cases = [
-            ("/apis/g/v1/namespaces/d/crontabs", "watch=1", "namespace"),
-            ("/apis/g/v1/crontabs", "watch=1", "cluster"),
-            (
-                "/apis/g/v1/namespaces/d/crontabs",
-                "watch=1&fieldSelector=metadata.name%3Dx",
-                "resource",
-            ),
-            ("/apis/g/v1/watch/namespaces/d/crontabs/x", "", "resource"),
-        ];
-        for (path, query, want) in cases {
-            let query = crate::request::query::Query::parse(query);
-            let info = crate::request::info::parse("GET", path, &query);
-            assert_eq!(
-                info.verb,
-                crate::request::info::Verb::Watch,
-                "{path}?{query:?}"
-            );
-            assert_eq!(clean_scope(&info), want, "{path}?{query:?}");
-        }
     }
 }
