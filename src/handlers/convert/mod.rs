@@ -111,7 +111,7 @@ pub async fn convert_values(
         .await
         .map_err(conversion_error)?;
     if converted.len() != sent {
-        return Err(ApiError::Internal(format!(
+        return Err(ApiError::Unknown(format!(
             "conversion to {api_version} returned {} objects, expected {sent}",
             converted.len()
         )));
@@ -119,10 +119,11 @@ pub async fn convert_values(
     Ok(converted)
 }
 
-/// A failed conversion as answered: kube's 500 InternalError, its message the
-/// converter's (`conversion webhook for <gvk> failed: …`).
+/// A failed conversion as answered: the converter's plain error as kube's
+/// `ErrorToAPIStatus` makes it, 500 with no reason, no details and the message as it is
+/// (`conversion webhook for <gvk> failed: …`; recorded, hack/conversion-oracle FINDINGS §1).
 pub fn conversion_error(err: ConvertError) -> ApiError {
-    ApiError::Internal(err.message)
+    ApiError::Unknown(err.message)
 }
 
 /// The apiVersion stored bytes carry (kube reads the stored version from them).

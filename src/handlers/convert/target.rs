@@ -91,14 +91,8 @@ impl Target {
         }
         let converted = convert::convert_values(&**converter, vec![object], storage).await?;
         let mut stored = converted.into_iter().next().unwrap_or_default();
-        let schema = self
-            .resource
-            .versions
-            .iter()
-            .find(|v| *v.name == *self.resource.storage_version);
-        if let Some(version) = schema {
-            crate::schema::prune::prune_silently(&mut stored, &version.structural);
-        }
+        // The storage version's schema, served or not (kube's schemaCoercingConverter).
+        crate::schema::prune::prune_silently(&mut stored, self.resource.storage_schema());
         Ok(stored)
     }
 
