@@ -98,6 +98,8 @@ impl ReceivedReview {
 #[derive(Default)]
 struct Shared {
     reviews: Mutex<Vec<ReceivedReview>>,
+    /// The path whose answer every POST gets instead of its own ([`StubConverter::answer_as`]).
+    answer_as: Mutex<Option<String>>,
 }
 
 /// A running stub converter; stopped on drop (a `/convert-slow` call in flight then fails).
@@ -182,6 +184,13 @@ impl StubConverter {
     /// Every review received since the last call, forgotten here.
     pub fn take_reviews(&self) -> Vec<ReceivedReview> {
         std::mem::take(&mut *self.shared.reviews.lock().unwrap())
+    }
+
+    /// From now on every POST is answered as one to `path` would be (`None`: each as its
+    /// own path again); reviews keep the path they were sent to. For a converter that
+    /// starts failing under a running watch.
+    pub fn answer_as(&self, path: Option<&str>) {
+        *self.shared.answer_as.lock().unwrap() = path.map(str::to_string);
     }
 
     /// How many reviews were received.
@@ -269,7 +278,8 @@ async fn handle(shared: &Shared, req: Request<Incoming>, close: &Notify) -> Resp
         body,
     };
     shared.reviews.lock().unwrap().push(review);
-    match answer::answer(&path, &bytes) {
+    let answered = shared.answer_as.lock().unwrap().clone().unwrap_or(path);
+    match answer::answer(&answered, &bytes) {
         Answer::Body(body) => reply(Bytes::from(body)),
         Answer::Crash => {
             // converter.py's handler raised: http.server closes the connection unanswered.
