@@ -274,3 +274,57 @@ async fn convert_broken_converters_kube_texts_and_failure_types() {
         )
     );
 }
+
+/// kube sends one object per review, so a list fails with the text of its first failing
+/// object converted alone: a batch whose answer fails a check is sent again an object at a
+/// time, and answers that text; a failed call is not repeated.
+#[tokio::test]
+async fn convert_batch_failing_checks_answers_first_objects_own_text() {
+    let stub = StubConverter::start();
+    let batch = || vec![crontab(V1, "a", "red"), crontab(V1, "b", "blue")];
+    let cases = [
+        (
+            "/convert-rename",
+            format!(
+                "conversion webhook for {GVK} returned invalid object: must have the same name: a != a-renamed"
+            ),
+        ),
+        (
+            "/convert-wrong-count",
+            format!("conversion webhook for {GVK} returned 0 objects, expected 1"),
+        ),
+        (
+            "/convert-wrong-kind",
+            format!(
+                "conversion webhook for {GVK} returned invalid object at index 0: invalid kind (expected CronTab, received WrongKind)"
+            ),
+        ),
+    ];
+    for (path, want) in cases {
+        let (converter, _) = webhook_converter(stub.conversion(path, &["v1"]));
+        let error = converter.convert(batch(), V2).await.unwrap_err();
+        assert_eq!(error.message, want, "{path}");
+        // The batch, then `a` alone, which fails: `b` is never sent alone.
+        let sent: Vec<usize> = stub
+            .reviews_at(path)
+            .iter()
+            .map(|r| r.objects().len())
+            .collect();
+        assert_eq!(sent, [2, 1], "{path}");
+    }
+    // A converter that fails only on batches is answered from the single reviews.
+    let (converter, _) = webhook_converter(stub.conversion("/convert", &["v1"]));
+    let converted = converter.convert(batch(), V2).await.unwrap();
+    assert_eq!(converted[1]["spec"]["shape"], "square");
+    // A failed call is not repeated per object.
+    let closed = json!({"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"],
+        "clientConfig": {"url": format!("{}/convert", stub.closed), "caBundle": stub.ca_bundle()}}});
+    let (converter, metrics) = webhook_converter(closed);
+    converter.convert(batch(), V2).await.unwrap_err();
+    assert_eq!(
+        metric_lines(&metrics, "apiserver_conversion_webhook_request_total"),
+        [
+            r#"apiserver_conversion_webhook_request_total{failure_type="conversion_webhook_call_failure",result="failure"} 1"#
+        ]
+    );
+}

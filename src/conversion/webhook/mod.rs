@@ -104,7 +104,16 @@ impl WebhookConverter {
         };
         let from = review::api_version(&objects[first]).to_string();
         let started = Instant::now();
-        let answer = self.exchange(&objects, &sent, desired, started).await;
+        let answer = match self.exchange(&objects, &sent, desired, started).await {
+            // kube sends one object per review: a batch whose answer fails a check is
+            // sent again an object at a time, so that the answer (and its text) is the
+            // one kube gives for the first object that fails alone. A failed call is
+            // not repeated (a converter that is down or hangs would cost it per object).
+            Err((failure, _)) if sent.len() > 1 && failure != Failure::Call => {
+                self.one_at_a_time(&objects, &sent, desired).await
+            }
+            answer => answer.map_err(|(_, error)| error),
+        };
         let ok = answer.is_ok();
         self.metrics.crd_conversion(
             &self.crd_name,
@@ -119,6 +128,23 @@ impl WebhookConverter {
         Ok(objects)
     }
 
+    /// The objects at `sent`, one review each, in order; the first failure ends it.
+    async fn one_at_a_time(
+        &self,
+        objects: &[Value],
+        sent: &[usize],
+        desired: &str,
+    ) -> Result<Vec<Value>, ConvertError> {
+        let mut out = Vec::with_capacity(sent.len());
+        for &at in sent {
+            let started = Instant::now();
+            let mut converted = (self.exchange(objects, &[at], desired, started).await)
+                .map_err(|(_, error)| error)?;
+            out.append(&mut converted);
+        }
+        Ok(out)
+    }
+
     /// One review for the objects at `sent`: the converted objects, in that order.
     async fn exchange(
         &self,
@@ -126,13 +152,14 @@ impl WebhookConverter {
         sent: &[usize],
         desired: &str,
         started: Instant,
-    ) -> Result<Vec<Value>, ConvertError> {
+    ) -> Result<Vec<Value>, (Failure, ConvertError)> {
         let gvk = objects::gvk(&objects[sent[0]]);
         let fail = |failure: Failure, text: String| {
             self.metrics.failure(failure, started.elapsed());
-            ConvertError::new(text)
+            (failure, ConvertError::new(text))
         };
-        let version = review::pick_version(&self.review_versions).map_err(ConvertError::new)?;
+        let version = review::pick_version(&self.review_versions)
+            .map_err(|text| (Failure::Call, ConvertError::new(text)))?;
         let uid = uuid::Uuid::new_v4().to_string();
         let items: Vec<&Value> = sent.iter().map(|&i| &objects[i]).collect();
         let body = review::encode(version, &uid, desired, &items);
