@@ -33,6 +33,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use common::Server;
+use replay::Converted;
 use serde_json::{Value, json};
 use stub_converter::StubConverter;
 
@@ -93,16 +94,31 @@ impl Host {
     }
 }
 
-/// Replays one HTTP step; the differences found.
-async fn http_step(host: &Host, step: &Value) -> Vec<String> {
+/// Replays one HTTP step; the differences found. `theirs`: what the reference had converted.
+async fn http_step(host: &Host, step: &Value, theirs: &Converted) -> Vec<String> {
     host.converter.take_reviews();
     let mut diffs = match replay::send(host.server(), step).await {
         Ok(answer) => replay::differences(step, &answer, &host.converter),
         Err(e) => vec![e],
     };
     let reviews = host.converter.take_reviews();
-    diffs.extend(replay::conversion_differences(step, &reviews));
+    diffs.extend(replay::conversion_differences(step, theirs, &reviews));
     diffs
+}
+
+/// For each step, every object the reference converted up to it and the next step.
+fn converted_by_then(steps: &[Value]) -> Vec<Converted> {
+    let mut so_far = Converted::new();
+    let mut out = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        so_far.extend(replay::converted_recorded(step));
+        let mut then = so_far.clone();
+        if let Some(next) = steps.get(i + 1) {
+            then.extend(replay::converted_recorded(next));
+        }
+        out.push(then);
+    }
+    out
 }
 
 fn label(scenario: &str, step: &Value) -> String {
@@ -118,8 +134,10 @@ fn label(scenario: &str, step: &Value) -> String {
 async fn replay_scenario(scenario: &str) -> Vec<String> {
     let mut host = Host::start(&scenarios()[scenario]);
     let mut diffs = Vec::new();
-    for step in steps(scenario) {
-        let label = label(scenario, &step);
+    let steps = steps(scenario);
+    let converted = converted_by_then(&steps);
+    for (step, theirs) in steps.iter().zip(&converted) {
+        let (step, label) = (step.clone(), label(scenario, step));
         let found = match step["method"].as_str().unwrap() {
             // The stored versions are cmig's status endpoint, not part of this replay.
             "STORED" => Vec::new(),
@@ -127,8 +145,8 @@ async fn replay_scenario(scenario: &str) -> Vec<String> {
                 host.redefine(&step["crd"]);
                 Vec::new()
             }
-            "WATCH" => watch_step(&host, &step, &label).await,
-            _ => http_step(&host, &step).await,
+            "WATCH" => watch_step(&host, &step, &label, theirs).await,
+            _ => http_step(&host, &step, theirs).await,
         };
         diffs.extend(found.into_iter().map(|d| format!("{label}: {d}")));
     }
@@ -140,12 +158,12 @@ async fn replay_scenario(scenario: &str) -> Vec<String> {
 }
 
 /// A watch: its events, and the steps sent while it was open.
-async fn watch_step(host: &Host, step: &Value, label: &str) -> Vec<String> {
+async fn watch_step(host: &Host, step: &Value, label: &str, theirs: &Converted) -> Vec<String> {
     let mut during_diffs = Vec::new();
     let between = async || {
         for inner in step["during"].as_array().unwrap() {
             let inner = merged(step, inner);
-            let found = http_step(host, &inner).await;
+            let found = http_step(host, &inner, theirs).await;
             let at = format!("during {} {}", inner["method"], inner["path"]);
             during_diffs.extend(found.into_iter().map(|d| format!("{at}: {d}")));
         }
@@ -237,18 +255,17 @@ fn invalid_definitions_refused_at_start_up_with_kube_texts() {
             drop(server);
             continue;
         }
-        let out = common::start_with_definitions(&file, dir.path());
-        if out.status.code() != Some(64) {
-            failures.push(format!("{label}: exit {:?}, want 64", out.status.code()));
+        let Some((code, stderr)) = refused(&file, dir.path()) else {
+            failures.push(format!("{label}: served, want refused with exit 64"));
+            continue;
+        };
+        if code != Some(64) {
+            failures.push(format!("{label}: exit {code:?}, want 64"));
             continue;
         }
-        let stderr = String::from_utf8_lossy(&out.stderr);
         for cause in step["response"]["details"]["causes"].as_array().unwrap() {
-            let text = format!(
-                "{}: {}",
-                cause["field"].as_str().unwrap(),
-                cause["message"].as_str().unwrap()
-            );
+            let field = cause["field"].as_str().unwrap();
+            let text = format!("{field}: {}", cause["message"].as_str().unwrap());
             if !stderr.contains(&text) {
                 failures.push(format!("{label}: no {text:?} in {stderr}"));
             }
@@ -256,3 +273,37 @@ fn invalid_definitions_refused_at_start_up_with_kube_texts() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Runs the server (not dev mode) on the definition at `file`: its exit code and stderr if
+/// it stopped within [`REFUSED_WITHIN`], `None` (after killing it) if it went on serving.
+fn refused(file: &std::path::Path, dir: &std::path::Path) -> Option<(Option<i32>, String)> {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_crd-apiserver"))
+        .arg("--crd-dir")
+        .arg(file)
+        .args(["--secure-port", "0", "--bind-address", "127.0.0.1"])
+        .arg("--data-dir")
+        .arg(dir.join("data"))
+        .arg("--cert-dir")
+        .arg(dir.join("certs"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + REFUSED_WITHIN;
+    while std::time::Instant::now() < deadline {
+        if child.try_wait().unwrap().is_some() {
+            let out = child.wait_with_output().unwrap();
+            return Some((
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            ));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+/// A refused definition stops start-up within this (it is checked before anything opens).
+const REFUSED_WITHIN: std::time::Duration = std::time::Duration::from_secs(20);

@@ -204,12 +204,22 @@ fn mask_ages(value: &mut Value) {
     }
 }
 
+/// A list's continue token (opaque: each server encodes its own position in it).
+fn mask_continue(value: &mut Value) {
+    if let Some(token) = value["metadata"].get_mut("continue")
+        && token.as_str().is_some_and(|t| !t.is_empty())
+    {
+        *token = json!("<continue>");
+    }
+}
+
 /// `value` without what differs from run to run.
 pub fn masked(value: &Value, converter: &str, closed: &str) -> Value {
     let mut value = value.clone();
     mask_strings(&mut value, converter, closed);
     mask_metadata(&mut value);
     mask_ages(&mut value);
+    mask_continue(&mut value);
     value
 }
 
@@ -266,20 +276,26 @@ pub fn event_differences(step: &Value, ours: &[Value], at: &StubConverter) -> Ve
     diffs
 }
 
-/// `(desired apiVersion, object's apiVersion, name)` of every object in `reviews`.
-fn converted_recorded(reviews: &Value) -> BTreeSet<(String, String, String)> {
+/// `(desired apiVersion, object's apiVersion, name)`: one object converted.
+pub type Converted = BTreeSet<(String, String, String)>;
+
+/// The objects converted in a step's recorded `reviews` (and its watch's `during` steps').
+pub fn converted_recorded(step: &Value) -> Converted {
     let mut out = BTreeSet::new();
-    for review in reviews.as_array().unwrap() {
+    for review in step["reviews"].as_array().into_iter().flatten() {
         let desired = review["desired"].as_str().unwrap_or_default().to_string();
         for object in review["objects"].as_array().unwrap() {
             let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
             out.insert((desired.clone(), text(&object[0]), text(&object[1])));
         }
     }
+    for inner in step["during"].as_array().into_iter().flatten() {
+        out.extend(converted_recorded(inner));
+    }
     out
 }
 
-fn converted_ours(reviews: &[ReceivedReview]) -> BTreeSet<(String, String, String)> {
+fn converted_ours(reviews: &[ReceivedReview]) -> Converted {
     let mut out = BTreeSet::new();
     for review in reviews {
         for object in review.objects() {
@@ -291,14 +307,25 @@ fn converted_ours(reviews: &[ReceivedReview]) -> BTreeSet<(String, String, Strin
     out
 }
 
-/// Objects our converter was asked to convert which the reference's converter was not.
-pub fn conversion_differences(step: &Value, ours: &[ReceivedReview]) -> Vec<String> {
-    let theirs = converted_recorded(&step["reviews"]);
-    let extra: Vec<_> = converted_ours(ours).difference(&theirs).cloned().collect();
+/// Objects our converter was asked to convert which the reference's converter was not
+/// asked to convert by then (`theirs`: every object it converted up to this step and the
+/// next one — its watch caches convert at ingest, before the read that needs it, and a
+/// conversion can land just after the step's answer). Only for a step the reference
+/// answered without error: a failing page is one review of all its objects here, while kube
+/// stops at the first object it fails to convert.
+pub fn conversion_differences(
+    step: &Value,
+    theirs: &Converted,
+    ours: &[ReceivedReview],
+) -> Vec<String> {
+    if step["code"].as_u64().is_none_or(|code| code >= 400) {
+        return Vec::new();
+    }
+    let extra: Vec<_> = converted_ours(ours).difference(theirs).cloned().collect();
     match extra.is_empty() {
         true => Vec::new(),
         false => vec![format!(
-            "converted (to, from, name) {extra:?}; the reference converted only {theirs:?}"
+            "converted (to, from, name) {extra:?}, which the reference never converted by then"
         )],
     }
 }
