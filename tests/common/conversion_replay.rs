@@ -89,9 +89,12 @@ fn request(server: &Server, step: &Value) -> reqwest::RequestBuilder {
         true => http::Method::GET,
         false => method,
     };
+    // The test client gives up after 30 s; kube's answer to a converter that never answers
+    // comes after its webhook client's 30 s.
     let mut req = server
         .client()
-        .request(method, server.url(step["path"].as_str().unwrap()));
+        .request(method, server.url(step["path"].as_str().unwrap()))
+        .timeout(ANSWER_WITHIN);
     for (k, v) in step["headers"].as_object().unwrap() {
         req = req.header(k.as_str(), v.as_str().unwrap());
     }
