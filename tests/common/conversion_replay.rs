@@ -209,7 +209,10 @@ fn mask_ages(value: &mut Value) {
 
 /// A list's continue token (opaque: each server encodes its own position in it).
 fn mask_continue(value: &mut Value) {
-    if let Some(token) = value["metadata"].get_mut("continue")
+    let token = value
+        .get_mut("metadata")
+        .and_then(|m| m.get_mut("continue"));
+    if let Some(token) = token
         && token.as_str().is_some_and(|t| !t.is_empty())
     {
         *token = json!("<continue>");
@@ -333,22 +336,63 @@ pub fn conversion_differences(
     }
 }
 
+/// One metric line in a form both expositions share: kube's is Prometheus text 0.0.4, ours
+/// OpenMetrics (the project's `/metrics`), which names a counter family without `_total`,
+/// ends HELP texts with a period and orders labels its own way. So `_total` is dropped from
+/// names, one trailing period from HELP texts, labels are sorted and values dropped.
+fn canonical(line: &str) -> String {
+    let strip = |n: &str| n.strip_suffix("_total").unwrap_or(n).to_string();
+    if let Some(rest) = line.strip_prefix("# ") {
+        let mut words = rest.splitn(3, ' ');
+        let (what, family) = (
+            words.next().unwrap_or_default(),
+            words.next().unwrap_or_default(),
+        );
+        let text = words.next().unwrap_or_default();
+        let text = text.strip_suffix('.').unwrap_or(text);
+        return format!("# {what} {} {text}", strip(family));
+    }
+    let series = line.rsplit_once(' ').map_or(line, |(s, _)| s);
+    let (metric, labels) = match series.split_once('{') {
+        Some((m, l)) => (m, l.trim_end_matches('}')),
+        None => (series, ""),
+    };
+    let mut pairs: Vec<&str> = labels.split(',').filter(|p| !p.is_empty()).collect();
+    pairs.sort_unstable();
+    format!("{}{{{}}}", strip(metric), pairs.join(","))
+}
+
 /// The recorded metric HELP/TYPE lines and failure series (names with labels) our `/metrics`
 /// lacks. Values and success series are not compared: the call patterns differ (one review per
 /// page or event here; kube also counts same-version conversions as successes).
 pub fn metric_differences(ours: &str, recorded: &[String]) -> Vec<String> {
-    let series = |line: &str| -> String {
-        match line.starts_with('#') {
-            true => line.to_string(),
-            false => line.rsplit_once(' ').map_or(line, |(s, _)| s).to_string(),
-        }
-    };
     let compared = |line: &&String| {
         let failure = line.contains("result=\"failure\"") || line.contains("succeeded=\"false\"");
         line.starts_with('#') || (failure && !line.contains("_bucket{"))
     };
-    let ours: BTreeSet<String> = ours.lines().map(series).collect();
-    let recorded = recorded.iter().filter(compared).map(|l| series(l));
+    let ours: BTreeSet<String> = ours.lines().map(canonical).collect();
+    let recorded = recorded.iter().filter(compared).map(|l| canonical(l));
     let missing = recorded.filter(|s| !ours.contains(s));
     missing.map(|s| format!("metrics: no {s}")).collect()
+}
+
+#[test]
+fn canonical_metric_lines_match_across_expositions() {
+    let cases = [
+        (
+            "# HELP apiserver_conversion_webhook_request_total [ALPHA] Counter for x",
+            "# HELP apiserver_conversion_webhook_request [ALPHA] Counter for x.",
+        ),
+        (
+            "# TYPE apiserver_conversion_webhook_request_total counter",
+            "# TYPE apiserver_conversion_webhook_request counter",
+        ),
+        (
+            "apiserver_conversion_webhook_request_total{failure_type=\"f\",result=\"failure\"} 3",
+            "apiserver_conversion_webhook_request_total{result=\"failure\",failure_type=\"f\"} 1",
+        ),
+    ];
+    for (kube, ours) in cases {
+        assert_eq!(canonical(kube), canonical(ours), "{kube} / {ours}");
+    }
 }
