@@ -21,7 +21,13 @@
 //! assert_eq!(converter.reviews_at("/convert").len(), 1);
 //! assert_eq!(converter.objects_converted(), 1);
 //! ```
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    dead_code,
+    unused_imports,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 
 #[path = "stub_converter_answer.rs"]
 pub mod answer;
