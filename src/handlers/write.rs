@@ -88,9 +88,16 @@ pub fn check_version_kind(ctx: &Target, object: &Value) -> Result<(), ApiError> 
     Ok(())
 }
 
-/// The name in the body must be the URL's.
+/// The name in the body must be the URL's (kube's `checkName`; a body without one is
+/// the namer's `name must be provided`).
 pub fn check_name(ctx: &Target, object: &Value) -> Result<(), ApiError> {
     let body_name = obj::name(object);
+    if body_name.is_empty() {
+        return Err(ApiError::BadRequest(format!(
+            "the name of the object ({} based on URL) was undeterminable: name must be provided",
+            ctx.name
+        )));
+    }
     if body_name != ctx.name {
         return Err(ApiError::BadRequest(format!(
             "the name of the object ({body_name}) does not match the name on the URL ({})",
