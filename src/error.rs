@@ -157,6 +157,11 @@ pub enum ApiError {
     /// The storage backend did not answer in time.
     #[error("{0}")]
     Timeout(String),
+    /// kube's timeout filter's 504 for a request that outlived its deadline (or its
+    /// body's arrival): `apierrors.NewTimeoutError(..., 0)`'s Status encoded bare, with
+    /// no apiVersion or kind and empty details, as `text/plain` (Go sniffs the type).
+    #[error("{REQUEST_TIMEOUT_MESSAGE}")]
+    RequestTimeout,
     /// A read at a revision the store has not reached yet (client-go retries on it).
     #[error("Timeout: Too large resource version: {requested}, current: {current}")]
     TooLargeResourceVersion { requested: i64, current: i64 },
@@ -211,7 +216,7 @@ pub type Result<T, E = ApiError> = std::result::Result<T, E>;
 impl ApiError {
     /// kube's 504 for a request that outlived its deadline (or its body's arrival).
     pub fn request_timeout() -> ApiError {
-        ApiError::Timeout(REQUEST_TIMEOUT_MESSAGE.into())
+        ApiError::RequestTimeout
     }
 
     /// An internal error whose detail is logged but not shown to the client.
@@ -242,7 +247,9 @@ impl ApiError {
             ApiError::Forbidden { .. } | ApiError::NamespaceTerminating { .. } => 403,
             ApiError::TooManyRequests { .. } => 429,
             ApiError::ServiceUnavailable(_) => 503,
-            ApiError::Timeout(_) | ApiError::TooLargeResourceVersion { .. } => 504,
+            ApiError::Timeout(_)
+            | ApiError::RequestTimeout
+            | ApiError::TooLargeResourceVersion { .. } => 504,
             ApiError::Internal(_) | ApiError::Unknown(_) => 500,
             ApiError::FieldManager(e) => e.code(),
             ApiError::Rejected(status) => status["code"]
@@ -271,7 +278,9 @@ impl ApiError {
             ApiError::Forbidden { .. } | ApiError::NamespaceTerminating { .. } => "Forbidden",
             ApiError::TooManyRequests { .. } => "TooManyRequests",
             ApiError::ServiceUnavailable(_) => "ServiceUnavailable",
-            ApiError::Timeout(_) | ApiError::TooLargeResourceVersion { .. } => "Timeout",
+            ApiError::Timeout(_)
+            | ApiError::RequestTimeout
+            | ApiError::TooLargeResourceVersion { .. } => "Timeout",
             ApiError::Internal(_) => "InternalError",
             ApiError::Unknown(_) => "",
             // kube's StatusReasonUnknown ("", omitted) for plain errors.
@@ -343,6 +352,7 @@ impl ApiError {
                 ..
             } => Some(json!({"retryAfterSeconds": retry_after_seconds})),
             ApiError::Internal(_) => Some(json!({"causes": [{"message": self.inner_message()}]})),
+            ApiError::RequestTimeout => Some(json!({})),
             ApiError::FieldManager(crate::fieldmanager::manager::Error::Conflict {
                 causes,
                 ..
@@ -381,6 +391,10 @@ impl ApiError {
         }
         if let Some(details) = self.details() {
             status["details"] = details;
+        }
+        if let (ApiError::RequestTimeout, Some(map)) = (self, status.as_object_mut()) {
+            map.remove("kind");
+            map.remove("apiVersion");
         }
         if let ApiError::Expired {
             continue_token: Some(token),

@@ -195,6 +195,12 @@ pub fn error_response(err: &ApiError) -> Response<Body> {
         resp.headers_mut()
             .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
     }
+    if let ApiError::RequestTimeout = err {
+        resp.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
+    }
     if let ApiError::Unauthorized = err {
         resp.headers_mut().insert(
             header::WWW_AUTHENTICATE,
