@@ -13,7 +13,7 @@ use crate::handlers::create::{Authorized, create_admitted};
 use crate::handlers::object::render_object;
 use crate::handlers::strategy::admit::Admitting;
 use crate::handlers::strategy::guaranteed::{Attempts, Next, Written};
-use crate::handlers::strategy::managed::{Scope, field_manager};
+use crate::handlers::strategy::managed::{Scope, with_field_manager};
 use crate::handlers::write::{
     check_name, check_namespace, check_type_meta, invalid, prepare_status_update, write_target,
 };
@@ -145,7 +145,7 @@ async fn applied_update(
     loop {
         let current = attempts.current();
         let outcome = async {
-            let mut new = merged(ctx, request, Some(current), warnings)?;
+            let mut new = merged(ctx, request, Some(current), warnings).await?;
             admitting
                 .mutate(name, Some(&mut new), Some(current), warnings)
                 .await?;
@@ -163,23 +163,20 @@ async fn applied_update(
 }
 
 /// The merged object, decoded (pruned, defaulted) and checked as a patched one.
-fn merged(
+async fn merged(
     ctx: &Target,
     request: &Apply<'_>,
     live: Option<&Value>,
     warnings: &mut Vec<String>,
 ) -> Result<Value, ApiError> {
-    let api_version = ctx.api_version();
-    let fm = field_manager(ctx, request.scope, &api_version);
-    let mut new = fm
-        .apply(
-            live,
-            &request.patch,
-            &request.options.field_manager,
-            request.force,
-            jiff::Timestamp::now(),
-        )
-        .map_err(ApiError::FieldManager)?;
+    let now = jiff::Timestamp::now();
+    let (patch, manager) = (&request.patch, &request.options.field_manager);
+    let seeds: Vec<Value> = live.cloned().into_iter().collect();
+    let mut new = with_field_manager(ctx, request.scope, &seeds, |fm| {
+        fm.apply(live, patch, manager, request.force, now)
+    })
+    .await
+    .map_err(ApiError::FieldManager)?;
     // After the merge, as kube's applyPatcher checks: conflicts are answered first.
     if let Some(found) = request.duplicates.first() {
         match request.options.field_validation {
@@ -267,7 +264,7 @@ async fn create(
     admitting: &Admitting<'_>,
     warnings: &mut Vec<String>,
 ) -> Result<Reply, ApiError> {
-    let mut object = merged(ctx, request, None, warnings)?;
+    let mut object = merged(ctx, request, None, warnings).await?;
     // The store ignores a resourceVersion on objects an update creates.
     obj::set_meta(&mut object, "resourceVersion", None);
     let dry_run = request.options.dry_run;

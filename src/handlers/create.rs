@@ -47,7 +47,7 @@ async fn create_object(
     check_namespace(ctx, &mut object)?;
     *warnings = checks::coerce_body(ctx, &mut object, duplicates, directive)?;
     let manager = manager_name(call, &options);
-    record_update(ctx, Scope::Main, None, &mut object, &manager);
+    record_update(ctx, Scope::Main, None, &mut object, &manager).await;
     let dry_run = options.dry_run;
     let admitting = Admitting::new(
         state,

@@ -284,7 +284,8 @@ impl Attempt<'_> {
             return Err(ctx.precondition_failed(state, name, &detail));
         }
         let problems = self.patch_problems.to_vec();
-        let mut new = changed_object(call, ctx, self.options, change, current, problems, warnings)?;
+        let mut new =
+            changed_object(call, ctx, self.options, change, current, problems, warnings).await?;
         admitting
             .mutate(name, Some(&mut new), Some(current), warnings)
             .await?;
@@ -304,7 +305,7 @@ impl Attempt<'_> {
 /// The object an update or patch asks for: the replacement, or the patch applied to
 /// `current` and decoded as kube decodes a patched document (type meta and name checked,
 /// pruned and defaulted), with the request's manager recorded in managedFields.
-fn changed_object(
+async fn changed_object(
     call: &Call,
     ctx: &Target,
     options: &WriteOptions,
@@ -325,7 +326,7 @@ fn changed_object(
     }
     let manager = manager_name(call, options);
     let scope = if status { Scope::Status } else { Scope::Main };
-    record_update(ctx, scope, Some(current), &mut new, &manager);
+    record_update(ctx, scope, Some(current), &mut new, &manager).await;
     Ok(new)
 }
 

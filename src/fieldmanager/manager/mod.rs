@@ -6,6 +6,9 @@
 //! - `error`: [`Error`] with kube's texts and status codes, and `GroupVersionKind` texts.
 //! - `versions`: [`CrdVersions`] (the CRD's types per served version, `None` conversion)
 //!   and the CRD's reset fields ([`ResetFields`]).
+//! - `converted`: [`Converted`], the converter of a resource with a webhook or declarative
+//!   converter (a table of conversions made beforehand), and [`converge`], the runs that
+//!   fill it.
 //! - `update`: [`FieldManager::update`] (create, update, patch, subresource writes).
 //! - `apply`: [`FieldManager::apply`] (server-side apply).
 //! - `lastapplied`: the `kubectl.kubernetes.io/last-applied-configuration` handling
@@ -19,6 +22,7 @@
 //! result of an apply) is the caller's job.
 
 mod apply;
+mod converted;
 mod error;
 mod lastapplied;
 mod scale;
@@ -34,6 +38,7 @@ use super::fieldpath::Set;
 use super::merge::{Converter, Filter, Updater};
 use super::typed::TypeRef;
 
+pub use converted::{Conversion, Converted, Miss, PENDING, converge, max_runs};
 pub use error::{Error, gvk_string, object_gvknn};
 pub use lastapplied::{LAST_APPLIED_CONFIG_ANNOTATION, build_last_applied, set_last_applied};
 pub use scale::{ResourcePathMappings, ScaleHandler, replicas_path, replicas_path_mappings};

@@ -47,6 +47,14 @@ impl FieldManager<'_> {
         Ok(())
     }
 
+    /// The objects [`FieldManager::update`] hands the merge, which it converts to the
+    /// version of every other manager: `live` and `new` without managedFields.
+    pub fn update_inputs(live: Option<&Value>, new: &Value) -> Vec<Value> {
+        let mut new = new.clone();
+        remove_managed_fields(&mut new);
+        live.cloned().into_iter().chain([new]).collect()
+    }
+
     /// The chain below skipNonApplied for an update by `manager` (a name).
     pub(super) fn tracked_update(
         &self,

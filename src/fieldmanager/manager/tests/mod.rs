@@ -3,6 +3,7 @@
 //! lastappliedmanager, lastappliedupdater) on a Deployment-like custom resource.
 
 mod apply_tests;
+mod converted_tests;
 mod lastapplied_tests;
 mod update_tests;
 
