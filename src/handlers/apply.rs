@@ -171,8 +171,8 @@ async fn merged(
 ) -> Result<Value, ApiError> {
     let now = jiff::Timestamp::now();
     let (patch, manager) = (&request.patch, &request.options.field_manager);
-    let seeds: Vec<Value> = live.cloned().into_iter().collect();
-    let mut new = with_field_manager(ctx, request.scope, &seeds, |fm| {
+    let seeds = || live.cloned().into_iter().collect();
+    let mut new = with_field_manager(ctx, request.scope, seeds, |fm| {
         fm.apply(live, patch, manager, request.force, now)
     })
     .await

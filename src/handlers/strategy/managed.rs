@@ -62,12 +62,12 @@ fn field_manager<'a>(
 
 /// `run` over the field manager of a write to `scope` at the target's version. With a
 /// converter, `run` may run a few times (see `fieldmanager::manager::converge`): each
-/// run must start from the same inputs; `seeds` are the objects it converts for sure
-/// (converted together, see `converge`).
+/// run must start from the same inputs; `seeds` makes the objects it converts for sure
+/// (converted together, see `converge`), only then.
 pub async fn with_field_manager<T>(
     ctx: &Target,
     scope: Scope,
-    seeds: &[Value],
+    seeds: impl FnOnce() -> Vec<Value>,
     run: impl Fn(&FieldManager<'_>) -> T,
 ) -> T {
     let api_version = ctx.api_version();
@@ -80,7 +80,7 @@ pub async fn with_field_manager<T>(
             let convert = move |objects: Vec<Value>, to: String| async move {
                 converter.convert(objects, &to).await
             };
-            converge(types, &api_version, seeds, made, convert).await
+            converge(types, &api_version, &seeds(), made, convert).await
         }
     }
 }
@@ -104,8 +104,8 @@ pub async fn record_update(
         }
         Conversion::Converter(_) => {
             let original = &*new;
-            let seeds = FieldManager::update_inputs(live, original);
-            let (recorded, updated) = with_field_manager(ctx, scope, &seeds, |fm| {
+            let seeds = || FieldManager::update_inputs(live, original);
+            let (recorded, updated) = with_field_manager(ctx, scope, seeds, |fm| {
                 let mut updated = original.clone();
                 (fm.update(live, &mut updated, manager, now), updated)
             })

@@ -11,8 +11,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::hooks::{BindingHook, FailurePolicy, PolicyHook, PolicyHooks};
-use super::kind::PolicyKind;
+use super::kind::{PolicyKind, Versioning};
 use super::params::{Resolution, collect_params, gvk_string};
+use super::versioned::{Versioned, Versions, api_version_of};
 use crate::admission::webhook::dispatch::{match_error, versioned_as};
 use crate::admission::webhook::matching::{Gvk, Gvr, MatchRequest};
 use crate::admission::{Attributes, forbidden};
@@ -89,6 +90,9 @@ pub struct Selection<K: PolicyKind> {
     /// Both in the order they were met (policy by policy, binding by binding), which
     /// kube's validating dispatcher keeps: its first denial may be either.
     pub order: Vec<Picked>,
+    /// The request's objects at each version an invocation matched at, other than the
+    /// request's.
+    pub versioned: Vec<Versioned>,
 }
 
 /// One entry of [`Selection::order`].
@@ -155,16 +159,19 @@ async fn configuration_error<K: PolicyKind>(hook: &PolicyHook<K>) -> Option<Stri
 }
 
 /// The first half of kube's `Dispatch`: every hook against the request (`name` its
-/// name, `namespace` its namespace), into invocations and configuration errors.
+/// name, `namespace` its namespace), into invocations and configuration errors; the
+/// request's objects converted to each matched version where kube converts them.
 pub async fn select<K: PolicyKind>(
     hooks: &PolicyHooks<K>,
     request: &MatchRequest<'_>,
     name: &str,
+    versions: &mut Versions<'_, '_>,
 ) -> Selection<K> {
     let mut selection = Selection {
         invocations: Vec::new(),
         errors: Vec::new(),
         order: Vec::new(),
+        versioned: Vec::new(),
     };
     for hook in &hooks.hooks {
         let matched = match hook.matcher.as_ref() {
@@ -202,6 +209,12 @@ pub async fn select<K: PolicyKind>(
                 Ok(false) => continue,
                 Ok(true) => {}
             }
+            if K::VERSIONING == Versioning::BeforeParams
+                && let Err(error) = versions.at(&matched.kind).await
+            {
+                selection.error(hook, None, error);
+                continue;
+            }
             let store = hook.params.as_deref();
             if let (Some(store), Some(_)) = (store, &binding.param_ref)
                 && !store.synced()
@@ -213,6 +226,14 @@ pub async fn select<K: PolicyKind>(
             match collect_params(kind, store, param_ref, request.namespace).await {
                 Err(error) => selection.error(hook, Some(binding), error),
                 Ok(params) => {
+                    if K::VERSIONING == Versioning::AfterParams
+                        && !params.is_empty()
+                        && let Err(error) = versions.at(&matched.kind).await
+                    {
+                        let error = format!("failed to convert object version: {error}");
+                        selection.error(hook, Some(binding), error);
+                        continue;
+                    }
                     for param in params {
                         selection.invocation(Invocation {
                             hook: hook.clone(),
@@ -230,6 +251,12 @@ pub async fn select<K: PolicyKind>(
 }
 
 impl<K: PolicyKind> Selection<K> {
+    /// The request's objects at `kind`'s version, when that is not the request's.
+    pub fn versioned_at(&self, kind: &Gvk) -> Option<&Versioned> {
+        let api_version = api_version_of(kind);
+        self.versioned.iter().find(|v| v.api_version == api_version)
+    }
+
     /// The second half of kube's `Dispatch`: the delegate over the invocations (when
     /// there are any), then failurePolicy and the final 403 for the request's
     /// `object`.

@@ -24,6 +24,17 @@ pub struct BindingView<'a> {
     pub match_resources: Option<&'a MatchResources>,
 }
 
+/// Where kube converts the request's objects to the version a binding matched at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Versioning {
+    /// The generic `policyDispatcher` (MutatingAdmissionPolicy): once the binding matches,
+    /// before its params; a failure is the policy's configuration error (no binding).
+    BeforeParams,
+    /// The validating dispatcher: once the binding has params; a failure is the binding's
+    /// configuration error, `failed to convert object version: <error>`.
+    AfterParams,
+}
+
 /// One policy kind.
 pub trait PolicyKind: Send + Sync + 'static {
     /// `ValidatingAdmissionPolicy` / `MutatingAdmissionPolicy` (v1).
@@ -36,6 +47,8 @@ pub trait PolicyKind: Send + Sync + 'static {
     const KIND: &'static str;
     /// The plural names followed (policies, bindings), for the logs.
     const RESOURCES: (&'static str, &'static str);
+    /// Where the request's objects are converted to a binding's version.
+    const VERSIONING: Versioning;
 
     fn compile(policy: &Self::Policy) -> Self::Compiled;
     fn policy(policy: &Self::Policy) -> PolicyView<'_>;

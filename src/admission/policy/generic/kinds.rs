@@ -5,7 +5,7 @@ use k8s_openapi::api::admissionregistration::v1::{
     ValidatingAdmissionPolicyBinding,
 };
 
-use super::kind::{BindingView, PolicyKind, PolicyView};
+use super::kind::{BindingView, PolicyKind, PolicyView, Versioning};
 
 /// kube's ValidatingAdmissionPolicy plugin's kind.
 pub struct ValidatingPolicies;
@@ -22,6 +22,7 @@ impl PolicyKind for ValidatingPolicies {
         "validatingadmissionpolicies",
         "validatingadmissionpolicybindings",
     );
+    const VERSIONING: Versioning = Versioning::AfterParams;
 
     fn compile(policy: &ValidatingAdmissionPolicy) -> Self::Compiled {
         let spec = policy.spec.clone().unwrap_or_default();
@@ -62,6 +63,7 @@ impl PolicyKind for MutatingPolicies {
         "mutatingadmissionpolicies",
         "mutatingadmissionpolicybindings",
     );
+    const VERSIONING: Versioning = Versioning::BeforeParams;
 
     fn compile(policy: &MutatingAdmissionPolicy) -> Self::Compiled {
         let compiled = crate::admission::policy::mutating::compile::compile_mutations(policy);

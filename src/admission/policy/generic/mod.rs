@@ -7,6 +7,7 @@
 //! - [`source`]: the 4 kinds followed from the host cluster into the snapshot.
 //! - [`dispatch`]: kube's `policyDispatcher.Dispatch` and its final 403.
 //! - [`plugin`]: one plugin's state and what every request starts with.
+//! - [`versioned`]: the request's objects in the versions policies matched it at.
 
 pub mod conditions;
 pub mod dispatch;
@@ -19,3 +20,4 @@ pub mod plugin;
 pub mod source;
 #[cfg(test)]
 pub mod testing;
+pub mod versioned;

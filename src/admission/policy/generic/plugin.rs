@@ -11,6 +11,7 @@ use super::dispatch::Invocation;
 use super::dispatch::{Outcome, Selection, select};
 use super::kind::PolicyKind;
 use super::source::Source;
+use super::versioned::Versions;
 use crate::admission::metrics::AdmissionMetrics;
 use crate::admission::namespace::NamespaceLifecycle;
 use crate::admission::webhook::dispatch::RequestFacts;
@@ -55,7 +56,10 @@ impl<K: PolicyKind> Policies<K> {
         let uses_labels = hooks.use_namespace_labels();
         let facts = RequestFacts::looked_up(&self.namespaces, attributes, uses_labels).await;
         let request = facts.match_request(attributes, object);
-        Ok(Some(select(&hooks, &request, attributes.name).await))
+        let mut versions = Versions::new(attributes, object);
+        let mut selection = select(&hooks, &request, attributes.name, &mut versions).await;
+        selection.versioned = versions.converted;
+        Ok(Some(selection))
     }
 
     /// kube's `Dispatch` with the kind's `delegate` for the request's `object`.

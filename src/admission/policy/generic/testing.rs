@@ -26,6 +26,7 @@ impl PolicyKind for Counted {
     type Compiled = usize;
     const KIND: &'static str = "ValidatingAdmissionPolicy";
     const RESOURCES: (&'static str, &'static str) = ("policies", "bindings");
+    const VERSIONING: super::kind::Versioning = super::kind::Versioning::AfterParams;
 
     fn compile(_policy: &ValidatingAdmissionPolicy) -> usize {
         COMPILED.fetch_add(1, Ordering::SeqCst) + 1

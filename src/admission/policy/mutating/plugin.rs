@@ -17,11 +17,10 @@ use crate::admission::policy::generic::dispatch::{Invocation, Outcome, PolicyErr
 use crate::admission::policy::generic::kinds::MutatingPolicies;
 use crate::admission::policy::generic::plugin::Policies;
 
+use crate::admission::policy::generic::versioned::{Versioned, api_version_of};
 use crate::admission::policy::validating::plugin::Prepared;
 use crate::admission::reinvocation::ReinvocationContext;
 use crate::admission::webhook::conditions::authz_user;
-use crate::admission::webhook::dispatch::versioned_as;
-use crate::admission::webhook::matching::Gvk;
 use crate::admission::{Attributes, blocking};
 use crate::cel::lib::authz::{Authorizer, authorizer_value, request_resource_value};
 use crate::error::ApiError;
@@ -38,9 +37,10 @@ pub async fn admit(
     reinvoke: &mut ReinvocationContext,
 ) -> Result<bool, ApiError> {
     let seen = object.as_deref();
-    let Some(selection) = policies.select(attributes, seen).await? else {
+    let Some(mut selection) = policies.select(attributes, seen).await? else {
         return Ok(false);
     };
+    let versioned = std::mem::take(&mut selection.versioned);
     let namespace = match attributes.namespace {
         "" => None,
         name => policies.namespaces.object(name),
@@ -50,6 +50,7 @@ pub async fn admit(
         metrics: &policies.metrics.mutating_policy,
         namespace: namespace.as_deref(),
         authorizer: policies.authorizer.clone(),
+        versioned: &versioned,
     };
     let mut mutated = None;
     let calls_authorizer = (selection.invocations.iter()).any(|i| i.hook.compiled.reads.authorizer);
@@ -62,11 +63,28 @@ pub async fn admit(
     };
     // The authorizer library asks the cluster synchronously, as kube's does: a policy
     // that can call it is evaluated off the runtime's worker.
-    match calls_authorizer {
-        true => blocking(dispatch)?,
-        false => dispatch()?,
+    let finished = match calls_authorizer {
+        true => blocking(dispatch),
+        false => dispatch(),
     };
-    match (object, mutated) {
+    // kube's last step of the delegate: the last invocation's object, when a patch
+    // changed it, back in the request's version (a failure is its 500, before the
+    // failurePolicy verdict); the reinvocation state then sees the request's object.
+    let next = match mutated {
+        Some(Mutated {
+            api_version,
+            object,
+        }) => back(attributes, object, &api_version).await,
+        None => Ok(None),
+    };
+    let output = match &next {
+        Ok(Some(next)) => Some(next),
+        _ => seen,
+    };
+    reinvoke.policies.set_last_invocation_output(output);
+    let next = next?;
+    finished?;
+    match (object, next) {
         (Some(object), Some(next)) if *object != next => {
             *object = next;
             Ok(true)
@@ -75,70 +93,138 @@ pub async fn admit(
     }
 }
 
+/// The object the last invocation left at `api_version`, in the request's version.
+async fn back(
+    attributes: &Attributes<'_>,
+    object: Value,
+    api_version: &str,
+) -> Result<Option<Value>, ApiError> {
+    let kind = &attributes.kind;
+    let request = match kind.group {
+        "" => kind.version.to_string(),
+        group => format!("{group}/{}", kind.version),
+    };
+    if api_version == request {
+        return Ok(Some(object));
+    }
+    crate::admission::convert::unversioned(attributes, object, &request)
+        .await
+        .map(Some)
+        .map_err(|e| ApiError::Internal(format!("failed to convert object: {e}")))
+}
+
+/// The object a patch of the last invocation left, at the version that invocation matched.
+struct Mutated {
+    api_version: String,
+    object: Value,
+}
+
+/// The object at one version invocations matched at (kube's versioned attributes): what
+/// the invocations at that version left, and whether a patch updated it (`Dirty`).
+struct AtVersion {
+    api_version: String,
+    object: Option<Value>,
+    dirty: bool,
+}
+
 struct Dispatcher<'a> {
     attributes: &'a Attributes<'a>,
     metrics: &'a MutatingMetrics,
     namespace: Option<&'a Value>,
     authorizer: Arc<dyn Authorizer + Send + Sync>,
+    /// The request's objects at the other versions invocations matched at.
+    versioned: &'a [Versioned],
 }
 
 impl Dispatcher<'_> {
-    /// kube's `dispatchInvocations`: the errors to judge (or a refusal) and the object
-    /// as the invocations left it, in the request's version.
+    /// kube's `dispatchInvocations`: the errors to judge (or a refusal) and, when the
+    /// last invocation that ran mutations left its version's object patched, that object
+    /// (to be converted back to the request's version). Each version's invocations
+    /// patch that version's object, as kube's versioned attributes are kept per version.
     fn invocations(
         &self,
         invocations: &[Invocation<MutatingPolicies>],
         object: Option<&Value>,
         reinvoke: &mut ReinvocationContext,
-    ) -> (Outcome, Option<Value>) {
+    ) -> (Outcome, Option<Mutated>) {
         let state = &mut reinvoke.policies;
         if reinvoke.is_reinvoke && state.output_changed_since_last_invocation(object) {
             // An in-tree plugin's reinvocation changed the object.
             state.require_reinvoking_previously_invoked();
         }
-        let mut current = object.cloned();
+        let mut versions: Vec<AtVersion> = Vec::new();
+        let mut last = None;
         let mut errors = Vec::new();
         for invocation in invocations {
             let compiled = &invocation.hook.compiled;
             if let Some(error) = patcher_count_error(&invocation.hook.name, compiled) {
-                reinvoke
-                    .policies
-                    .set_last_invocation_output(current.as_ref());
-                return ((errors, Some(ApiError::Internal(error))), current);
+                return ((errors, Some(ApiError::Internal(error))), None);
             }
-            match self.invocation(invocation, current.as_ref(), reinvoke) {
-                Err(refusal) => {
-                    reinvoke
-                        .policies
-                        .set_last_invocation_output(current.as_ref());
-                    return ((errors, Some(refusal)), current);
-                }
-                Ok((next, failures)) => {
-                    errors.extend(failures);
-                    if let Some(next) = next {
-                        current = Some(next);
+            let at = self.at_version(&mut versions, invocation, object);
+            match self.invocation(invocation, versions[at].object.as_ref(), reinvoke) {
+                Err(refusal) => return ((errors, Some(refusal)), None),
+                Ok(ran) => {
+                    errors.extend(ran.errors);
+                    if ran.reached {
+                        last = Some(at);
+                    }
+                    if let Some(next) = ran.object {
+                        versions[at].object = Some(next);
+                        versions[at].dirty = true;
                     }
                 }
             }
         }
-        reinvoke
-            .policies
-            .set_last_invocation_output(current.as_ref());
-        ((errors, None), current)
+        let mutated = last.map(|at| versions.swap_remove(at)).and_then(|v| {
+            let object = v.object.filter(|_| v.dirty)?;
+            Some(Mutated {
+                api_version: v.api_version,
+                object,
+            })
+        });
+        ((errors, None), mutated)
     }
 
-    /// One invocation: its matchConditions, then its mutations; the object its
-    /// mutations left (`None`: not run) and its errors, or a refusal.
+    /// The index in `versions` of the object at `invocation`'s version, made on first
+    /// use: the request's object, or as converted at selection.
+    fn at_version(
+        &self,
+        versions: &mut Vec<AtVersion>,
+        invocation: &Invocation<MutatingPolicies>,
+        object: Option<&Value>,
+    ) -> usize {
+        let api_version = api_version_of(&invocation.kind);
+        if let Some(at) = versions.iter().position(|v| v.api_version == api_version) {
+            return at;
+        }
+        let converted = self.versioned.iter().find(|v| v.api_version == api_version);
+        let object = match converted.and_then(|v| v.object.as_ref()) {
+            Some(converted) => Some(converted.clone()),
+            None => object.map(|o| invocation.versioned(o).into_owned()),
+        };
+        versions.push(AtVersion {
+            api_version,
+            object,
+            dirty: false,
+        });
+        versions.len() - 1
+    }
+
+    /// One invocation over `object` (at its version): its matchConditions, then its
+    /// mutations; or a refusal.
     fn invocation(
         &self,
         invocation: &Invocation<MutatingPolicies>,
         object: Option<&Value>,
         reinvoke: &mut ReinvocationContext,
-    ) -> Result<(Option<Value>, Vec<PolicyError>), ApiError> {
+    ) -> Result<Ran, ApiError> {
         let attributes = self.attributes;
         let compiled = &invocation.hook.compiled;
         let reads = compiled.reads;
-        let prepared = Prepared::new(invocation, attributes, None, attributes.old_object, reads);
+        let api_version = api_version_of(&invocation.kind);
+        let versioned = self.versioned.iter().find(|v| v.api_version == api_version);
+        let objects = (None, attributes.old_object);
+        let prepared = Prepared::new(invocation, attributes, objects, versioned, reads);
         let resource = [
             attributes.group,
             attributes.resource,
@@ -160,23 +246,28 @@ impl Dispatcher<'_> {
                 )
             }),
         };
-        let versioned = object.map(|o| invocation.versioned(o).into_owned());
+        let versioned = object.cloned();
         match matches(compiled, versioned.as_ref(), &input) {
-            Err(e) => return Ok((None, vec![invocation.error(e, INVALID)])),
-            Ok(false) => return Ok((None, Vec::new())),
+            Err(e) => return Ok(Ran::errors(vec![invocation.error(e, INVALID)])),
+            Ok(false) => return Ok(Ran::errors(Vec::new())),
             Ok(true) => {}
         }
         let key = key_for(invocation);
         if reinvoke.is_reinvoke && !reinvoke.policies.should_reinvoke(&key) {
-            return Ok((None, Vec::new()));
+            return Ok(Ran::errors(Vec::new()));
         }
         let if_needed = compiled.reinvocation == ReinvocationPolicy::IfNeeded;
+        let reached = !compiled.patchers.is_empty();
         if versioned.is_none() {
             // Nothing to patch (DELETE): no patcher runs.
             if if_needed {
                 reinvoke.policies.add_reinvocable(key);
             }
-            return Ok((None, Vec::new()));
+            return Ok(Ran {
+                object: None,
+                errors: Vec::new(),
+                reached,
+            });
         }
         let ty = self.type_of(invocation)?;
         let served = attributes.served;
@@ -202,10 +293,15 @@ impl Dispatcher<'_> {
         if if_needed {
             reinvoke.policies.add_reinvocable(key);
         }
-        let back = outcome.object.map(|o| self.unversioned(o));
+        // kube's `UpdateObject` (Dirty) after each patch that succeeded.
+        let patched = outcome.errors.len() < compiled.patchers.len();
         let errors = outcome.errors.into_iter();
         let errors = errors.map(|e| invocation.error(e, INVALID)).collect();
-        Ok((back, errors))
+        Ok(Ran {
+            object: outcome.object.filter(|_| patched),
+            errors,
+            reached,
+        })
     }
 
     /// The schema type of the version the invocation matched (kube's type converter).
@@ -225,16 +321,24 @@ impl Dispatcher<'_> {
             ))),
         }
     }
+}
 
-    /// `object` back in the request's version.
-    fn unversioned(&self, object: Value) -> Value {
-        let kind = self.attributes.kind;
-        let gvk = Gvk {
-            group: kind.group.to_string(),
-            version: kind.version.to_string(),
-            kind: kind.kind.to_string(),
-        };
-        versioned_as(&object, &gvk).into_owned()
+/// What one invocation did.
+struct Ran {
+    /// The object its patches left (`None`: no patch succeeded).
+    object: Option<Value>,
+    errors: Vec<PolicyError>,
+    /// Whether it got to its mutations (kube's `lastVersionedAttr`).
+    reached: bool,
+}
+
+impl Ran {
+    fn errors(errors: Vec<PolicyError>) -> Ran {
+        Ran {
+            object: None,
+            errors,
+            reached: false,
+        }
     }
 }
 

@@ -16,6 +16,7 @@ use crate::admission::policy::generic::hooks::FailurePolicy;
 use crate::admission::policy::generic::kind::PolicyKind;
 use crate::admission::policy::generic::kinds::ValidatingPolicies;
 use crate::admission::policy::generic::plugin::Policies;
+use crate::admission::policy::generic::versioned::Versioned;
 use crate::admission::webhook::call::{request_kind, request_resource};
 use crate::admission::webhook::conditions::{ConditionInput, Gvk, Gvr, authz_user, request_json};
 use crate::admission::{Attributes, blocking, forbidden};
@@ -35,11 +36,13 @@ pub struct Prepared<'o> {
 }
 
 impl<'o> Prepared<'o> {
+    /// The inputs of `invocation`; `versioned` holds the request's objects at the
+    /// version it matched when that is not the request's (converted at selection).
     pub fn new<K: PolicyKind>(
         invocation: &'o Invocation<K>,
         attributes: &Attributes<'_>,
-        object: Option<&'o Value>,
-        old_object: Option<&'o Value>,
+        (object, old_object): (Option<&'o Value>, Option<&'o Value>),
+        versioned: Option<&'o Versioned>,
         reads: Reads,
     ) -> Prepared<'o> {
         let kind = Gvk {
@@ -83,8 +86,9 @@ impl<'o> Prepared<'o> {
             false => Value::Null,
         };
         Prepared {
-            object: object.map(|o| invocation.versioned(o)),
-            old_object: old_object.map(|o| invocation.versioned(o)),
+            object: object.map(|o| at_version(invocation, versioned.map(|v| &v.object), o)),
+            old_object: old_object
+                .map(|o| at_version(invocation, versioned.map(|v| &v.old_object), o)),
             params: invocation
                 .param
                 .as_deref()
@@ -92,6 +96,19 @@ impl<'o> Prepared<'o> {
             request,
             match_request,
         }
+    }
+}
+
+/// `object` at the version `invocation` matched: as converted at selection, else as it
+/// is (the request's version; `strategy: None` only sets apiVersion).
+fn at_version<'o, K: PolicyKind>(
+    invocation: &Invocation<K>,
+    converted: Option<&'o Option<Value>>,
+    object: &'o Value,
+) -> Cow<'o, Value> {
+    match converted {
+        Some(Some(converted)) => Cow::Borrowed(converted),
+        _ => invocation.versioned(object),
     }
 }
 
@@ -132,7 +149,14 @@ pub async fn validate(
         let prepared: Vec<Prepared<'_>> = (selection.invocations.iter())
             .map(|i| {
                 let reads = i.hook.compiled.reads;
-                Prepared::new(i, attributes, object, attributes.old_object, reads)
+                let objects = (object, attributes.old_object);
+                Prepared::new(
+                    i,
+                    attributes,
+                    objects,
+                    selection.versioned_at(&i.kind),
+                    reads,
+                )
             })
             .collect();
         let entries = entries(

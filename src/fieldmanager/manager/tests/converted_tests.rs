@@ -219,3 +219,28 @@ async fn converge_update_converts_live_and_new_in_one_call() {
         .collect();
     assert_eq!(managers, ["one", "three"]);
 }
+
+#[tokio::test]
+async fn converge_update_failed_conversion_errors_and_drops_managed_fields() {
+    let live = renamed(applied_by_one(), G2);
+    let mut new = live.clone();
+    new["spec"]["size"] = json!(7);
+    let (types, reset) = (versions(), ResetFields::new());
+    let run = |c: &dyn Converter| {
+        let mut updated = new.clone();
+        let out = fm(c, G2, &reset).update(Some(&live), &mut updated, "three", t(9));
+        (out, updated)
+    };
+    let text = "conversion webhook for g.example.com/v2, Kind=Widget failed: no";
+    let convert = |_: Vec<Value>, _: String| std::future::ready(Err::<Vec<Value>, _>(text));
+    let seeds = FieldManager::update_inputs(Some(&live), &new);
+    let (out, updated) = converge(&types, G2, &seeds, run, convert).await;
+    let Err(Error::Internal(message)) = out else {
+        panic!("want an internal error, got {out:?}");
+    };
+    assert!(message.contains(text), "{message}");
+    assert!(
+        updated["metadata"].get("managedFields").is_none(),
+        "{updated}"
+    );
+}

@@ -64,7 +64,10 @@ fn run(hooks: Vec<Arc<PolicyHook<Counted>>>) -> Selection<Counted> {
         .enable_all()
         .build()
         .unwrap();
-    runtime.block_on(select(&hooks, &request, "c"))
+    let (user, recorder) = (UserInfo::new("u".into(), vec![]), Recorder::default());
+    let attributes = create_attributes(&user, &recorder);
+    let mut versions = Versions::new(&attributes, Some(&object));
+    runtime.block_on(select(&hooks, &request, "c", &mut versions))
 }
 
 /// Finishes `selection` for that create with `delegate`; the Status of a refusal.
@@ -72,9 +75,16 @@ fn finish(
     selection: Selection<Counted>,
     delegate: impl FnOnce(&[Invocation<Counted>]) -> Outcome,
 ) -> Option<Value> {
-    let user = UserInfo::new("u".into(), vec![]);
-    let recorder = Recorder::default();
-    let attributes = Attributes {
+    let (user, recorder) = (UserInfo::new("u".into(), vec![]), Recorder::default());
+    let attributes = create_attributes(&user, &recorder);
+    let object = json!({"metadata": {"name": "c"}});
+    let result = selection.finish(&attributes, Some(&object), delegate);
+    result.err().map(|e| e.to_status())
+}
+
+/// The attributes of the create of crontab `c` in `ns` at v1.
+fn create_attributes<'a>(user: &'a UserInfo, recorder: &'a Recorder) -> Attributes<'a> {
+    Attributes {
         operation: Operation::Create,
         namespace: "ns",
         name: "c",
@@ -88,16 +98,13 @@ fn finish(
         },
         subresource: "",
         dry_run: false,
-        user: &user,
+        user,
         options: Options::None,
         old_object: None,
         served: None,
-        recorder: &recorder,
+        recorder,
         deadline: None,
-    };
-    let object = json!({"metadata": {"name": "c"}});
-    let result = selection.finish(&attributes, Some(&object), delegate);
-    result.err().map(|e| e.to_status())
+    }
 }
 
 fn no_errors(_: &[Invocation<Counted>]) -> Outcome {
