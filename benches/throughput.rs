@@ -67,7 +67,6 @@ mod rounds;
 mod startup;
 #[path = "throughput/stored.rs"]
 mod stored;
-#[allow(unused_imports)] // the tests' converter re-exports what benches do not use
 #[path = "../tests/common/stub_converter.rs"]
 mod stub_converter;
 #[path = "throughput/watch.rs"]

@@ -10,7 +10,6 @@ mod common;
 mod conversion;
 #[path = "common/etcd.rs"]
 mod etcd;
-#[allow(unused_imports)]
 #[path = "common/stub_converter.rs"]
 mod stub_converter;
 #[path = "common/webhook.rs"]

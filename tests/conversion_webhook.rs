@@ -6,7 +6,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
 
-#[allow(unused_imports)] // main's copy re-exports names this test does not use
 #[path = "common/stub_converter.rs"]
 mod stub_converter;
 #[path = "common/webhook.rs"]

@@ -35,3 +35,62 @@ pub fn sniff(body: &[u8]) -> Result<(Value, String), String> {
     };
     Ok((value, api_version))
 }
+
+/// The scheme a webhook client decodes answers with (client-go's, built per review kind).
+pub struct Scheme {
+    /// Its name in texts (`pkg/util/webhook/client.go:<line>`).
+    pub name: &'static str,
+    /// The review's group and kind (`admission.k8s.io`, `AdmissionReview`).
+    pub group: &'static str,
+    pub kind: &'static str,
+    /// The other kinds it registers in that group (v1 and v1beta1).
+    pub also: &'static [&'static str],
+}
+
+/// The decoder's error for an answer of another kind than the review sent (`actual`:
+/// group, version, kind as sniffed): a kind of the scheme is decoded and then fails
+/// conversion to the review sent at `sent_version`; any other is not registered.
+pub fn not_the_review(
+    scheme: &Scheme,
+    (group, version, kind): (&str, &str, &str),
+    sent_version: &str,
+    body: &[u8],
+) -> String {
+    if version.is_empty() {
+        return format!(
+            "Object 'apiVersion' is missing in '{}'",
+            String::from_utf8_lossy(body)
+        );
+    }
+    let group_version = match group {
+        "" => version.to_string(),
+        g => format!("{g}/{version}"),
+    };
+    let in_scheme = kind == scheme.kind || kind == "WatchEvent" || scheme.also.contains(&kind);
+    let meta = [
+        "Status",
+        "APIVersions",
+        "APIGroupList",
+        "APIGroup",
+        "APIResourceList",
+    ];
+    let registered = match (group, version) {
+        (g, v @ ("v1" | "v1beta1")) if g == scheme.group && in_scheme => {
+            Some(format!("{v}.{kind}"))
+        }
+        ("", "v1") if meta.contains(&kind) => Some(format!("v1.{kind}")),
+        _ => None,
+    };
+    match registered {
+        Some(source) => format!(
+            "converting ({source}) to ({sent_version}.{}): unknown conversion",
+            scheme.kind
+        ),
+        None => format!(
+            "no kind {} is registered for version {} in scheme {}",
+            crate::gofmt::quote(kind),
+            crate::gofmt::quote(&group_version),
+            crate::gofmt::quote(scheme.name)
+        ),
+    }
+}

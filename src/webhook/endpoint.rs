@@ -24,7 +24,49 @@ pub enum Endpoint {
     },
 }
 
+/// A `clientConfig.service` as both kube APIs spell it (admissionregistration and
+/// apiextensions have one type each).
+pub struct ServiceRef<'a> {
+    pub namespace: &'a str,
+    pub name: &'a str,
+    pub path: Option<&'a str>,
+    pub port: Option<i32>,
+}
+
+/// kube's default `service.port`.
+pub const DEFAULT_SERVICE_PORT: u16 = 443;
+
 impl Endpoint {
+    /// kube's `HookClient` config: `service` wins over `url` (an empty url is none);
+    /// `missing` is the caller's text when neither is given.
+    pub fn from_client_config(
+        service: Option<ServiceRef<'_>>,
+        url: Option<&str>,
+        ca_bundle: Option<Vec<u8>>,
+        missing: &str,
+    ) -> Result<Endpoint, String> {
+        if let Some(service) = service {
+            let port = match service.port {
+                None => DEFAULT_SERVICE_PORT,
+                Some(p) => u16::try_from(p).map_err(|_| format!("invalid service port {p}"))?,
+            };
+            return Ok(Endpoint::Service {
+                namespace: service.namespace.to_string(),
+                name: service.name.to_string(),
+                path: service.path.map(str::to_string),
+                port,
+                ca_bundle,
+            });
+        }
+        match url.filter(|u| !u.is_empty()) {
+            Some(url) => Ok(Endpoint::Url {
+                url: url.to_string(),
+                ca_bundle,
+            }),
+            None => Err(missing.to_string()),
+        }
+    }
+
     /// The PEM roots this endpoint pins, if any.
     pub fn ca_bundle(&self) -> Option<&[u8]> {
         match self {

@@ -22,12 +22,10 @@ use super::conditions::MatchConditions;
 use super::rules::Rule;
 use crate::selector::label::LabelSelector;
 use crate::webhook::Endpoint;
+use crate::webhook::endpoint::ServiceRef;
 
 /// kube's default `timeoutSeconds`.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
-/// kube's default `service.port`.
-const DEFAULT_SERVICE_PORT: u16 = 443;
-
 /// Which plugin calls the hook (kube's accessor `GetType`: `admit` or `validate`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HookKind {
@@ -205,26 +203,14 @@ fn selector(given: Option<&ApiSelector>) -> Result<LabelSelector, String> {
 /// kube's `hookClientConfigForWebhook` and `HookClient`: `service` wins over `url`.
 fn endpoint(config: &WebhookClientConfig) -> Result<Endpoint, String> {
     let ca_bundle = config.ca_bundle.as_ref().map(|b| b.0.clone());
-    if let Some(service) = &config.service {
-        let port = match service.port {
-            None => DEFAULT_SERVICE_PORT,
-            Some(p) => u16::try_from(p).map_err(|_| format!("invalid service port {p}"))?,
-        };
-        return Ok(Endpoint::Service {
-            namespace: service.namespace.clone(),
-            name: service.name.clone(),
-            path: service.path.clone(),
-            port,
-            ca_bundle,
-        });
-    }
-    match config.url.as_deref().filter(|u| !u.is_empty()) {
-        Some(url) => Ok(Endpoint::Url {
-            url: url.to_string(),
-            ca_bundle,
-        }),
-        None => Err("webhook configuration must have either service or URL".to_string()),
-    }
+    let service = config.service.as_ref().map(|s| ServiceRef {
+        namespace: &s.namespace,
+        name: &s.name,
+        path: s.path.as_deref(),
+        port: s.port,
+    });
+    let missing = "webhook configuration must have either service or URL";
+    Endpoint::from_client_config(service, config.url.as_deref(), ca_bundle, missing)
 }
 
 impl Hook {

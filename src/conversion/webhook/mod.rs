@@ -39,6 +39,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 use serde_json::Value;
 
 use crate::crd::conversion::{Convert, ConvertError};
+use crate::webhook::endpoint::ServiceRef;
 use crate::webhook::{Bound, Call, Endpoint, Transport, USER_AGENT};
 use metrics::{ConversionMetrics, Failure};
 use objects::Shape;
@@ -47,9 +48,6 @@ use response::Refused;
 /// client-go's timeout of kube's webhook clients (`setGlobalDefaults`): sent as
 /// `?timeout=30s` and bounding each call.
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// kube's default `service.port`.
-const DEFAULT_SERVICE_PORT: u16 = 443;
 
 /// One CRD's webhook converter.
 pub struct WebhookConverter {
@@ -232,24 +230,12 @@ pub fn endpoint(config: &WebhookClientConfig) -> Result<Endpoint, String> {
         .as_ref()
         .map(|b| b.0.clone())
         .filter(|b| !b.trim_ascii().is_empty());
-    if let Some(service) = &config.service {
-        let port = match service.port {
-            None => DEFAULT_SERVICE_PORT,
-            Some(p) => u16::try_from(p).map_err(|_| format!("invalid service port {p}"))?,
-        };
-        return Ok(Endpoint::Service {
-            namespace: service.namespace.clone(),
-            name: service.name.clone(),
-            path: service.path.clone(),
-            port,
-            ca_bundle,
-        });
-    }
-    match config.url.as_deref().filter(|u| !u.is_empty()) {
-        Some(url) => Ok(Endpoint::Url {
-            url: url.to_string(),
-            ca_bundle,
-        }),
-        None => Err("exactly one of url or service is required".into()),
-    }
+    let service = config.service.as_ref().map(|s| ServiceRef {
+        namespace: &s.namespace,
+        name: &s.name,
+        path: s.path.as_deref(),
+        port: s.port,
+    });
+    let missing = "exactly one of url or service is required";
+    Endpoint::from_client_config(service, config.url.as_deref(), ca_bundle, missing)
 }

@@ -9,11 +9,18 @@ use serde_json::{Map, Value};
 use super::review::{GROUP, KIND, ReviewVersion};
 use crate::gofmt::quote;
 use crate::request::gojson::{self, GoType};
+use crate::webhook::answer;
 
 /// The name `runtime.NewScheme()` gives the webhook client's scheme: its call site in
 /// k8s.io/apiserver `pkg/util/webhook/client.go`, as the reference's conversion answers
 /// name it (hack/conversion-oracle/FINDINGS.md §1; admission's recordings say `:74`).
-const SCHEME: &str = "pkg/util/webhook/client.go:71";
+/// The conversion webhooks' client scheme (apiextensions' types registered).
+const SCHEME: answer::Scheme = answer::Scheme {
+    name: "pkg/util/webhook/client.go:71",
+    group: GROUP,
+    kind: KIND,
+    also: &["CustomResourceDefinition", "CustomResourceDefinitionList"],
+};
 
 /// Why an answer is refused, sorted as kube's metrics sort it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,12 +40,18 @@ pub fn decode(version: ReviewVersion, uid: &str, body: &[u8]) -> Result<Vec<Valu
 
 /// The body as the ConversionReview of `version` (client-go's `Result.Into`).
 fn read(version: ReviewVersion, body: &[u8]) -> Result<Map<String, Value>, String> {
-    let (value, api_version) = crate::webhook::answer::sniff(body)?;
+    let (value, api_version) = answer::sniff(body)?;
     let kind = top_string(&value, "kind");
     let (group, read_version) = gojson::parse_group_version(&api_version)?;
     let actual = with_defaults(group, read_version, &kind, version);
     if actual != (GROUP, version.version(), KIND.to_string()) {
-        return Err(not_the_review(&actual, version, body));
+        let (group, v, kind) = &actual;
+        return Err(answer::not_the_review(
+            &SCHEME,
+            (group, v, kind),
+            version.version(),
+            body,
+        ));
     }
     let ty = match version {
         ReviewVersion::V1 => &V1_REVIEW,
@@ -76,45 +89,6 @@ fn with_defaults<'a>(
         other => other,
     };
     (group, version, kind.to_string())
-}
-
-/// The decoder's error for an answer of another kind than the review sent: a kind of the
-/// client's scheme is decoded and then fails conversion; any other is not registered.
-fn not_the_review(actual: &(&str, &str, String), sent: ReviewVersion, body: &[u8]) -> String {
-    let (group, version, kind) = actual;
-    if version.is_empty() {
-        return format!(
-            "Object 'apiVersion' is missing in '{}'",
-            String::from_utf8_lossy(body)
-        );
-    }
-    let group_version = match *group {
-        "" => version.to_string(),
-        g => format!("{g}/{version}"),
-    };
-    let registered = match (*group, *version, kind.as_str()) {
-        (
-            GROUP,
-            v @ ("v1" | "v1beta1"),
-            KIND | "CustomResourceDefinition" | "CustomResourceDefinitionList" | "WatchEvent",
-        ) => Some(format!("{v}.{kind}")),
-        ("", "v1", "Status" | "APIVersions" | "APIGroupList" | "APIGroup" | "APIResourceList") => {
-            Some(format!("v1.{kind}"))
-        }
-        _ => None,
-    };
-    match registered {
-        Some(source) => format!(
-            "converting ({source}) to ({}.{KIND}): unknown conversion",
-            sent.version()
-        ),
-        None => format!(
-            "no kind {} is registered for version {} in scheme {}",
-            quote(kind),
-            quote(&group_version),
-            quote(SCHEME)
-        ),
-    }
 }
 
 /// kube's `getConvertedObjectsFromResponse`.

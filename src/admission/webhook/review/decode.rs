@@ -11,11 +11,18 @@ use serde_json::{Map, Value};
 use super::{Phase, Response, ResultStatus, ReviewVersion};
 use crate::gofmt::quote;
 use crate::request::gojson::{self, GoType};
+use crate::webhook::answer;
 
 /// The name `runtime.NewScheme()` gives the webhook client's scheme (its call site).
-const SCHEME: &str = "pkg/util/webhook/client.go:74";
 const GROUP: &str = "admission.k8s.io";
 const KIND: &str = "AdmissionReview";
+/// The admission webhooks' client scheme.
+const SCHEME: answer::Scheme = answer::Scheme {
+    name: "pkg/util/webhook/client.go:74",
+    group: GROUP,
+    kind: KIND,
+    also: &[],
+};
 
 /// Why an answer is refused; displays what follows `failed calling webhook "<name>": `.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -42,12 +49,18 @@ pub fn decode(
 
 /// The body as the AdmissionReview of `version` (client-go's `Result.Into`).
 fn read(version: ReviewVersion, body: &[u8]) -> Result<Map<String, Value>, String> {
-    let (value, api_version) = crate::webhook::answer::sniff(body)?;
+    let (value, api_version) = answer::sniff(body)?;
     let kind = top_string(&value, "kind");
     let (group, version_read) = gojson::parse_group_version(&api_version)?;
     let actual = with_defaults(group, version_read, &kind, version);
     if actual != (GROUP, version.version(), KIND.to_string()) {
-        return Err(not_the_review(&actual, version, body));
+        let (group, v, kind) = &actual;
+        return Err(answer::not_the_review(
+            &SCHEME,
+            (group, v, kind),
+            version.version(),
+            body,
+        ));
     }
     check_types(&value, version)?;
     match value {
@@ -83,41 +96,6 @@ fn with_defaults<'a>(
         other => other,
     };
     (group, version, kind.to_string())
-}
-
-/// The decoder's error for an answer of another kind than the review sent: a kind of the
-/// webhook scheme is decoded and then fails conversion; any other is not registered.
-fn not_the_review(actual: &(&str, &str, String), sent: ReviewVersion, body: &[u8]) -> String {
-    let (group, version, kind) = actual;
-    let group_version = match *group {
-        "" => version.to_string(),
-        g => format!("{g}/{version}"),
-    };
-    if version.is_empty() {
-        return format!(
-            "Object 'apiVersion' is missing in '{}'",
-            String::from_utf8_lossy(body)
-        );
-    }
-    let registered = match (*group, *version, kind.as_str()) {
-        (GROUP, v @ ("v1" | "v1beta1"), KIND | "WatchEvent") => Some(format!("{v}.{kind}")),
-        ("", "v1", "Status" | "APIVersions" | "APIGroupList" | "APIGroup" | "APIResourceList") => {
-            Some(format!("v1.{kind}"))
-        }
-        _ => None,
-    };
-    match registered {
-        Some(source) => format!(
-            "converting ({source}) to ({}.{KIND}): unknown conversion",
-            sent.version()
-        ),
-        None => format!(
-            "no kind {} is registered for version {} in scheme {}",
-            quote(kind),
-            quote(&group_version),
-            quote(SCHEME)
-        ),
-    }
 }
 
 /// Go's type errors decoding the review (sigs.k8s.io/json: case-sensitive names, the
