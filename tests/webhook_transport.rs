@@ -529,7 +529,7 @@ async fn call_user_agent_and_query_as_asked() {
         query_timeout: None,
         user_agent: "test-agent/1.0",
         bound_by: Bound::Context,
-        objects: 1,
+        returned_bytes: 0,
     };
     transport
         .call(&url(&hook, "/bare"), body(ReviewVersion::V1, "b"), bare)
@@ -551,7 +551,7 @@ async fn call_user_agent_and_query_as_asked() {
         query_timeout: Some(Duration::from_secs(30)),
         user_agent: "test-agent/1.0",
         bound_by: Bound::ClientTimeout,
-        objects: 1,
+        returned_bytes: 0,
     };
     let error = transport
         .call(&url(&hook, "/slow"), body(ReviewVersion::V1, "c"), slow)

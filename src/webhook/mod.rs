@@ -55,9 +55,10 @@ pub struct Call {
     pub user_agent: &'static str,
     /// What the bound stands for, which Go's text for passing it names.
     pub bound_by: Bound,
-    /// How many objects the answer carries: the largest answer read is this many times
-    /// [`Settings::max_response_bytes`] (one for admission; a ConversionReview's count).
-    pub objects: usize,
+    /// The bytes of objects the request carries for the answer to return (a
+    /// ConversionReview's; 0 for admission): the largest answer read is
+    /// [`Settings::max_response_bytes`] plus twice these.
+    pub returned_bytes: usize,
 }
 
 /// Whose deadline bounds a call.
@@ -93,7 +94,7 @@ impl Call {
             query_timeout: Some(timeout),
             user_agent: USER_AGENT,
             bound_by: Bound::Context,
-            objects: 1,
+            returned_bytes: 0,
         }
     }
 }
@@ -164,7 +165,8 @@ impl Transport {
         let authority = authority(&url);
         let (client, credentials, warmup) = self.client(endpoint, &authority)?;
         let request = request(&url, body, &credentials, call.user_agent)?;
-        let limit = (self.settings.max_response_bytes).saturating_mul(call.objects.max(1));
+        let limit = (self.settings.max_response_bytes)
+            .saturating_add(call.returned_bytes.saturating_mul(2));
         let headers_came = AtomicBool::new(false);
         let exchange = async {
             let response = warmup

@@ -13,6 +13,7 @@ use super::cel::CelRule;
 use super::compile::{self, Side};
 use super::metrics::DeclarativeMetrics;
 use super::spec::{self, Rule};
+use crate::conversion::webhook::objects::restore_object_meta;
 use crate::crd::conversion::{Convert, ConvertError};
 use crate::schema::Schema;
 use crate::schema::prune::prune_silently;
@@ -167,6 +168,10 @@ impl Declarative {
 
     /// One direction: declared, or `apiVersion` only.
     fn step(&self, object: Value, from: &str, to: &str) -> Result<Value, String> {
+        // The input's metadata, for kube's `restoreObjectMeta` on the result.
+        let original = object
+            .get("metadata")
+            .map(|m| serde_json::json!({ "metadata": m.clone() }));
         let mut converted = match self.direction(from, to) {
             None => object,
             Some(Direction::Mappings(steps)) => {
@@ -181,6 +186,12 @@ impl Declarative {
                 keep_metadata(&object, result)
             }
         };
+        // As a webhook's answer is checked: only labels and annotations may change, and
+        // they must be valid (a mapping or CEL result cannot store what kube refuses).
+        if let Some(original) = &original {
+            restore_object_meta(original, &mut converted)
+                .map_err(|e| format!("from {from} to {to}: invalid metadata: {e}"))?;
+        }
         let Value::Object(fields) = &mut converted else {
             return Err("the object is not a JSON object".to_string());
         };

@@ -114,3 +114,22 @@ fn convert_counted_per_object_and_versions() {
     assert!(text.contains(&series("v3", 1)), "{text}");
     assert!(!text.contains("from=\"v2\",to=\"v2\""), "{text}");
 }
+
+#[test]
+fn convert_invalid_labels_refused_as_a_webhooks_answer_is() {
+    let text = r#"
+- from: v1
+  to: v2
+  cel: 'Object{metadata: Object.metadata{labels: {"size": string(object.spec.size) + " !!"}}, spec: Object.spec{size: object.spec.size}}'
+"#;
+    let d = Declarative::compile(&widgets(text), text, &Default::default()).unwrap();
+    let input = json!({"apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "w"}, "spec": {"size": 2}});
+    let err = d.convert_object(input, "v1", "v2").unwrap_err();
+    assert!(
+        err.starts_with(
+            r#"from v1 to v2: invalid metadata: metadata.labels: Invalid value: "2 !!": a valid label must be"#
+        ),
+        "{err}"
+    );
+}

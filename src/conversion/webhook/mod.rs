@@ -161,10 +161,16 @@ impl WebhookConverter {
         let uid = uuid::Uuid::new_v4().to_string();
         let items: Vec<&Value> = sent.iter().map(|&i| &objects[i]).collect();
         let body = review::encode(version, &uid, desired, &items);
+        // One object's answer fits the plain bound, as kube's; a batch's may be as long as
+        // the objects sent.
+        let returned_bytes = match sent.len() {
+            1 => 0,
+            _ => body.len(),
+        };
         let failed = |cause: String| format!("conversion webhook for {gvk} failed: {cause}");
         let answer = self
             .transport
-            .call(&self.endpoint, body, call(sent.len()))
+            .call(&self.endpoint, body, call(returned_bytes))
             .await
             .map_err(|e| fail(Failure::Call, failed(e.cause())))?;
         let converted = response::decode(version, &uid, &answer).map_err(|e| match e {
@@ -196,14 +202,15 @@ impl WebhookConverter {
 }
 
 /// kube's call: its client's User-Agent and 30 s timeout, sent as `?timeout=30s`; the
-/// answer may be as long as `objects` answers of one object (kube sends one per review).
-fn call(objects: usize) -> Call {
+/// answer may carry back the `returned_bytes` of objects sent (kube sends one object per
+/// review, under the plain bound; a batch's answer is as long as its objects).
+fn call(returned_bytes: usize) -> Call {
     Call {
         bound: CALL_TIMEOUT,
         query_timeout: Some(CALL_TIMEOUT),
         user_agent: USER_AGENT,
         bound_by: Bound::ClientTimeout,
-        objects,
+        returned_bytes,
     }
 }
 
