@@ -21,7 +21,9 @@ pub use members::{Member, Top, members, values_members};
 pub use patched::marshal_patched;
 pub use quote::lossy;
 pub use scan::{Flavor, check};
-pub use types::{GoType, JSON_PATCH, MERGE_PATCH, OBJECT_META, kind, unmarshal_error};
+pub use types::{
+    GoType, JSON_PATCH, MERGE_PATCH, METAV1_STATUS, OBJECT_META, kind, unmarshal_error,
+};
 
 /// Why a body Go's syntax check accepted still does not decode.
 #[derive(Debug)]

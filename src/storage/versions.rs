@@ -27,9 +27,9 @@ pub fn stored_version(bytes: &[u8], group: &str) -> String {
     }
 }
 
-/// The stored apiVersion: a prefix check for the bytes our encoder writes, else kube's
-/// serializer's reading of the top-level members.
-fn api_version(bytes: &[u8]) -> String {
+/// The stored apiVersion ("" when there is none): a prefix check for the bytes our
+/// encoder writes, else kube's serializer's reading of the top-level members.
+pub fn api_version(bytes: &[u8]) -> String {
     if let Some(rest) = bytes.strip_prefix(LEADING)
         && let Some(end) = rest.iter().position(|b| *b == b'"')
         && !rest[..end].contains(&b'\\')

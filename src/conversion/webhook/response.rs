@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::review::{GROUP, KIND, ReviewVersion};
 use crate::gofmt::quote;
-use crate::request::gojson::{self, GoType};
+use crate::request::gojson::{self, GoType, METAV1_STATUS};
 use crate::webhook::answer;
 
 /// The name `runtime.NewScheme()` gives the webhook client's scheme: its call site in
@@ -147,22 +147,6 @@ fn check_kind(review: &Map<String, Value>) -> Result<(), String> {
     ))
 }
 
-const STATUS: GoType = GoType::Struct(
-    "Status",
-    "v1.Status",
-    &[
-        ("kind", GoType::Str("string")),
-        ("apiVersion", GoType::Str("string")),
-        ("metadata", GoType::Any),
-        ("status", GoType::Str("string")),
-        ("message", GoType::Str("string")),
-        ("reason", GoType::Str("v1.StatusReason")),
-        ("details", GoType::Any),
-        // int32 in Go; the walker knows int64 (texts differ only past int32).
-        ("code", GoType::Int64),
-    ],
-);
-
 const RAW_EXTENSIONS: GoType = GoType::Slice("[]runtime.RawExtension", &GoType::Any);
 
 const REQUEST_FIELDS: &[(&str, GoType)] = &[
@@ -174,7 +158,7 @@ const REQUEST_FIELDS: &[(&str, GoType)] = &[
 const RESPONSE_FIELDS: &[(&str, GoType)] = &[
     ("uid", GoType::Str("types.UID")),
     ("convertedObjects", RAW_EXTENSIONS),
-    ("result", STATUS),
+    ("result", METAV1_STATUS),
 ];
 
 const V1_REVIEW: GoType = GoType::Struct(

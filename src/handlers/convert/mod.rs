@@ -13,11 +13,9 @@
 //! served version's schema ([`crate::crd::served::decode`]), writes prune them with the
 //! storage version's (kube's `schemaCoercingConverter`).
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use serde::Deserialize;
 use serde_json::Value;
 
 use crate::crd::conversion::{Convert, ConvertError};
@@ -46,7 +44,7 @@ pub async fn to_version(
     for (i, kv) in kvs.iter_mut().enumerate() {
         if let Some(converted) = kv.memo.get(key) {
             kv.value = converted;
-        } else if stored_api_version(&kv.value)? != api_version {
+        } else if crate::storage::versions::api_version(&kv.value) != api_version {
             needed.push(i);
         }
     }
@@ -124,18 +122,6 @@ pub async fn convert_values(
 /// (`conversion webhook for <gvk> failed: …`; recorded, hack/conversion-oracle FINDINGS §1).
 pub fn conversion_error(err: ConvertError) -> ApiError {
     ApiError::Unknown(err.message)
-}
-
-/// The apiVersion stored bytes carry (kube reads the stored version from them).
-pub fn stored_api_version(bytes: &[u8]) -> Result<Cow<'_, str>, ApiError> {
-    #[derive(Deserialize)]
-    struct TypeMeta<'a> {
-        #[serde(rename = "apiVersion", borrow, default)]
-        api_version: Option<Cow<'a, str>>,
-    }
-    let meta: TypeMeta<'_> = serde_json::from_slice(bytes)
-        .map_err(|e| ApiError::internal("decoding a stored object", &e))?;
-    Ok(meta.api_version.unwrap_or_default())
 }
 
 /// A value with its memo, as [`to_version`] takes it (a watch event's previous value).

@@ -241,16 +241,12 @@ async fn to_served_event_object_and_previous_converted_once_per_event() {
     ));
 }
 
-#[test]
-fn stored_api_version_read_from_bytes() {
-    assert_eq!(
-        stored_api_version_of(br#"{"kind":"P","apiVersion":"g/v1"}"#),
-        "g/v1"
-    );
-    assert_eq!(stored_api_version_of(br#"{"kind":"P"}"#), "");
-    assert!(super::stored_api_version(b"not json").is_err());
-}
-
-fn stored_api_version_of(bytes: &[u8]) -> String {
-    super::stored_api_version(bytes).unwrap().into_owned()
+#[tokio::test]
+async fn to_served_version_undecodable_stored_value_is_internal_error() {
+    let (converter, v2) = target("v2");
+    let mut bad = kv("a", "v1", "red", &Memo::shared());
+    bad.value = Bytes::from_static(b"not json");
+    let err = v2.to_served_version(vec![bad]).await.unwrap_err();
+    assert_eq!(err.code(), 500, "{err}");
+    assert_eq!(converter.calls(), 0);
 }

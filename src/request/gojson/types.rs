@@ -29,6 +29,24 @@ use GoType::*;
 
 const STRINGS: GoType = Map("map[string]string", &Str("string"));
 
+/// metav1.Status, as a webhook's answer carries it (an AdmissionResponse's `status`, a
+/// ConversionResponse's `result`).
+pub const METAV1_STATUS: GoType = Struct(
+    "Status",
+    "v1.Status",
+    &[
+        ("kind", Str("string")),
+        ("apiVersion", Str("string")),
+        ("metadata", Any),
+        ("status", Str("string")),
+        ("message", Str("string")),
+        ("reason", Str("v1.StatusReason")),
+        ("details", Any),
+        // int32 in Go; the walker knows int64 (texts differ only past int32).
+        ("code", Int64),
+    ],
+);
+
 const OWNER_REFERENCE: GoType = Struct(
     "OwnerReference",
     "v1.OwnerReference",

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::{Phase, Response, ResultStatus, ReviewVersion};
 use crate::gofmt::quote;
-use crate::request::gojson::{self, GoType};
+use crate::request::gojson::{self, GoType, METAV1_STATUS};
 use crate::webhook::answer;
 
 /// The name `runtime.NewScheme()` gives the webhook client's scheme (its call site).
@@ -276,26 +276,10 @@ fn annotations(value: Option<&Value>) -> BTreeMap<String, String> {
         .unwrap_or_default()
 }
 
-const STATUS: GoType = GoType::Struct(
-    "Status",
-    "v1.Status",
-    &[
-        ("kind", GoType::Str("string")),
-        ("apiVersion", GoType::Str("string")),
-        ("metadata", GoType::Any),
-        ("status", GoType::Str("string")),
-        ("message", GoType::Str("string")),
-        ("reason", GoType::Str("v1.StatusReason")),
-        ("details", GoType::Any),
-        // int32 in Go; the walker knows int64 (texts differ only past int32).
-        ("code", GoType::Int64),
-    ],
-);
-
 const RESPONSE_FIELDS: &[(&str, GoType)] = &[
     ("uid", GoType::Str("types.UID")),
     ("allowed", GoType::Bool),
-    ("status", STATUS),
+    ("status", METAV1_STATUS),
     ("patch", GoType::Str("[]uint8")),
     ("patchType", GoType::Str("v1.PatchType")),
     (
