@@ -45,12 +45,16 @@
 //!   cache (whose metrics live with it).
 //! - [`inflight`]: the in-flight request budgets (kube's max-in-flight), drawn on by the
 //!   chain and by a watch's initial list.
+//! - [`audit`]: kube's auditing: the policy, the per-request context every stage records
+//!   into, `audit.k8s.io/v1` events and the log and webhook backends.
 //! - [`cluster`]: the one client to the host cluster (kubeconfig or in-cluster, bounded
 //!   review calls, the TokenReview/SubjectAccessReview answer cache).
 //! - [`request`]: request info (verb, group, version, resource, ...), query options,
 //!   body decoding and content negotiation — pure parsers — and the user a request runs
 //!   as (`request::user`).
 //! - [`selector`]: label and field selectors.
+//! - [`telemetry`]: request tracing (`--tracing-config-file`): OpenTelemetry spans over
+//!   OTLP, W3C `traceparent` continued and passed on to webhooks.
 //! - [`metrics`]: Prometheus metrics on `/metrics`, a leaf the stages count and register
 //!   into (a request's labels are taken by `crd::labels`, from the served catalog).
 //! - [`error`]: the one `ApiError` and its conversion into `metav1.Status`.
@@ -63,6 +67,7 @@
 //!   request-time checks.
 
 pub mod admission;
+pub mod audit;
 pub mod authn;
 pub mod authz;
 pub mod cel;
@@ -85,6 +90,7 @@ pub mod selector;
 pub mod server;
 pub mod storage;
 pub mod table;
+pub mod telemetry;
 pub mod validation;
 pub mod watch;
 pub mod webhook;

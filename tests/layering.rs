@@ -77,6 +77,10 @@ const ORDER: &[(&str, &str)] = &[
         "the in-flight request budgets, kube's max-in-flight: drawn on by the filter chain and by a watch's initial list",
     ),
     (
+        "audit",
+        "kube's auditing: the policy, the per-request context the stages record into, audit.k8s.io events, the log and webhook backends",
+    ),
+    (
         "cluster",
         "the one client to the host cluster (kubeconfig / in-cluster, TokenReview/SAR caches, informers)",
     ),
@@ -85,6 +89,10 @@ const ORDER: &[(&str, &str)] = &[
         "request vocabulary: RequestInfo, query, options, negotiation, body decoding, and the user (`request::user::UserInfo`, as kube carries the user on the request context)",
     ),
     ("selector", "label/field selectors"),
+    (
+        "telemetry",
+        "request tracing: TracingConfiguration, OpenTelemetry spans over OTLP, W3C traceparent in and out",
+    ),
     (
         "metrics",
         "Prometheus registry: a leaf others register into (no imports of crd/request/storage)",

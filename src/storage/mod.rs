@@ -10,6 +10,7 @@
 
 pub mod cache;
 pub mod embedded;
+pub mod encryption;
 pub mod etcd;
 pub mod key;
 pub mod memo;
