@@ -222,6 +222,7 @@ pub async fn write_sequence_revisions_step_by_one(store: Arc<dyn Store>) {
         create_revision: r1,
         mod_revision: r1,
         memo: Default::default(),
+        stale: false,
     };
     assert_eq!(kv, want);
     let r2 = store.update("/t/a", b"2".to_vec(), r1).await.unwrap();
@@ -276,6 +277,7 @@ pub async fn update_stale_revision_conflict_with_current(store: Arc<dyn Store>) 
         create_revision: r1,
         mod_revision: r2,
         memo: Default::default(),
+        stale: false,
     };
     let want = StorageError::Conflict {
         key: "/t/a".into(),
@@ -316,6 +318,7 @@ pub async fn delete_key_returns_last_value(store: Arc<dyn Store>) {
         create_revision: r1,
         mod_revision: r2 + 1,
         memo: Default::default(),
+        stale: false,
     };
     assert_eq!(kv, want);
     let r4 = store.create("/t/b", b"b".to_vec()).await.unwrap();
