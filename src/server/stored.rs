@@ -9,10 +9,10 @@ use std::sync::Arc;
 
 use crate::crd::catalog::{Catalog, ServedResource};
 use crate::server::run::StartError;
-use crate::storage::{StorageError, Store};
 use crate::storage::cache::CachedStore;
 use crate::storage::key::KeyLayout;
 use crate::storage::versions::{self, Counts};
+use crate::storage::{StorageError, Store};
 
 /// Objects of one resource stored at a version its definition does not have.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -112,9 +112,15 @@ impl Cbc {
     pub fn new(key: &[u8]) -> Result<Cbc, String> {
         let bad = |_| key_size_error(key.len());
         match key.len() {
-            16 => aes::Aes128::new_from_slice(key).map(Cbc::Aes128).map_err(bad),
-            24 => aes::Aes192::new_from_slice(key).map(Cbc::Aes192).map_err(bad),
-            32 => aes::Aes256::new_from_slice(key).map(Cbc::Aes256).map_err(bad),
+            16 => aes::Aes128::new_from_slice(key)
+                .map(Cbc::Aes128)
+                .map_err(bad),
+            24 => aes::Aes192::new_from_slice(key)
+                .map(Cbc::Aes192)
+                .map_err(bad),
+            32 => aes::Aes256::new_from_slice(key)
+                .map(Cbc::Aes256)
+                .map_err(bad),
             n => Err(key_size_error(n)),
         }
     }

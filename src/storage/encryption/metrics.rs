@@ -101,7 +101,10 @@ impl Recorder {
                 transformer_prefix: prefix.clone(),
             };
             let elapsed = started.elapsed().as_secs_f64();
-            self.metrics.durations.get_or_create(&labels).observe(elapsed);
+            self.metrics
+                .durations
+                .get_or_create(&labels)
+                .observe(elapsed);
         }
     }
 }

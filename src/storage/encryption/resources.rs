@@ -85,9 +85,9 @@ impl Plan {
             providers.push(match pending {
                 Pending::Ready(provider) => provider,
                 Pending::Kms(config) => {
-                    let kms = super::kms::transformer(&config).await.map_err(|e| {
-                        format!("error while building transformers: {e}")
-                    })?;
+                    let kms = super::kms::transformer(&config)
+                        .await
+                        .map_err(|e| format!("error while building transformers: {e}"))?;
                     Arc::new(kms_provider(&config.name, kms))
                 }
             });
@@ -176,9 +176,7 @@ fn decoded(keys: &Keys, provider: &str) -> Result<Vec<(String, Vec<u8>)>, String
         .map(|key| {
             let secret = base64::engine::general_purpose::STANDARD
                 .decode(&key.secret)
-                .map_err(|e| {
-                    format!("could not obtain secret for named key {}: {e}", key.name)
-                })?;
+                .map_err(|e| format!("could not obtain secret for named key {}: {e}", key.name))?;
             Ok((key.name.clone(), secret))
         })
         .collect()
@@ -192,9 +190,8 @@ fn aes_keys(
     let keys = decoded(keys, provider)?
         .into_iter()
         .map(|(name, secret)| {
-            let cipher = cipher(&secret).map_err(|e| {
-                format!("error while creating cipher for named key {name}: {e}")
-            })?;
+            let cipher = cipher(&secret)
+                .map_err(|e| format!("error while creating cipher for named key {name}: {e}"))?;
             Ok(Key {
                 prefix: format!("{name}:").into_bytes(),
                 cipher,
@@ -234,7 +231,10 @@ fn kms_pending(kms: &Kms) -> Result<KmsConfiguration, String> {
     if kms.api_version != "v2" {
         return Err("KMSv1 is deprecated and will only receive security updates going forward. Use KMSv2 instead.  Set --feature-gates=KMSv1=true to use the deprecated KMSv1 feature.".into());
     }
-    let timeout = kms.timeout.as_deref().unwrap_or(super::config::DEFAULT_KMS_TIMEOUT);
+    let timeout = kms
+        .timeout
+        .as_deref()
+        .unwrap_or(super::config::DEFAULT_KMS_TIMEOUT);
     let nanos = crate::gofmt::parse_duration_nanos(timeout).unwrap_or_default();
     Ok(KmsConfiguration {
         api_version: kms.api_version.clone(),

@@ -16,7 +16,7 @@ use tokio::sync::Notify;
 
 use super::prefix::Providers;
 use crate::storage::{
-    Event, KeyValue, RangeRequest, RangeResult, Result, Revision, Store, StorageError, WatchStream,
+    Event, KeyValue, RangeRequest, RangeResult, Result, Revision, StorageError, Store, WatchStream,
 };
 
 /// A store whose configured resources are encrypted at rest.

@@ -100,12 +100,19 @@ fn ciphers_round_trip_layout_and_key_binding() {
     for (name, seal, open, size, binds_key) in cases {
         let sealed = seal(PLAIN, KEY);
         assert_eq!(sealed.len(), size, "{name}");
-        assert!(!sealed.windows(9).any(|w| w == b"CronTab\"}"), "{name}: no plaintext");
+        assert!(
+            !sealed.windows(9).any(|w| w == b"CronTab\"}"),
+            "{name}: no plaintext"
+        );
         assert_ne!(seal(PLAIN, KEY), sealed, "{name}: a fresh nonce per write");
         assert_eq!(open(&sealed, KEY).unwrap(), PLAIN, "{name}");
         assert_eq!(open(&sealed, OTHER_KEY).is_err(), binds_key, "{name}");
         assert_eq!(seal(b"", KEY).len() >= 16, true, "{name}: empty value");
-        assert_eq!(open(&seal(b"", KEY), KEY).unwrap(), b"", "{name}: empty value");
+        assert_eq!(
+            open(&seal(b"", KEY), KEY).unwrap(),
+            b"",
+            "{name}: empty value"
+        );
     }
 }
 
@@ -117,7 +124,10 @@ fn ciphers_damaged_values_refused_with_kube_texts() {
     let mut sealed = gcm.encrypt(PLAIN, KEY).unwrap();
     sealed[20] ^= 1;
     let err = |r: Result<super::Decrypted, super::EncryptionError>| r.unwrap_err().to_string();
-    assert_eq!(err(gcm.decrypt(&sealed, KEY)), "cipher: message authentication failed");
+    assert_eq!(
+        err(gcm.decrypt(&sealed, KEY)),
+        "cipher: message authentication failed"
+    );
     assert_eq!(
         err(gcm.decrypt(&sealed[..11], KEY)),
         "the stored data was shorter than the required size"
@@ -230,7 +240,9 @@ async fn providers_prefixes_stale_and_unreadable_values() {
 }
 
 fn config(resources: &str) -> String {
-    format!("apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n{resources}")
+    format!(
+        "apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n{resources}"
+    )
 }
 
 /// kube's validation texts, every problem at once.
@@ -280,7 +292,10 @@ fn validate_bad_configurations_kube_texts() {
     ];
     for (name, text, want) in cases {
         let config = EncryptionConfiguration::decode(text.as_bytes()).unwrap();
-        let got: Vec<String> = super::validate::validate(&config).into_iter().map(|e| e.0).collect();
+        let got: Vec<String> = super::validate::validate(&config)
+            .into_iter()
+            .map(|e| e.0)
+            .collect();
         assert_eq!(got, want, "{name}");
     }
 }
@@ -319,24 +334,44 @@ fn load_files_kube_texts() {
 /// everyone's, else none.
 #[tokio::test]
 async fn for_resource_own_group_any_none() {
-    let key = |n: u8| format!("{{aesgcm: {{keys: [{{name: k{n}, secret: {}}}]}}}}", secret(n, 32));
+    let key = |n: u8| {
+        format!(
+            "{{aesgcm: {{keys: [{{name: k{n}, secret: {}}}]}}}}",
+            secret(n, 32)
+        )
+    };
     let text = config(&format!(
         "- resources: [crontabs.stable.example.com]\n  providers: [{}]\n- resources: ['*.other.io']\n  providers: [{}]\n- resources: ['*.*']\n  providers: [{}]",
-        key(1), key(2), key(3)
+        key(1),
+        key(2),
+        key(3)
     ));
     let config = EncryptionConfiguration::decode(text.as_bytes()).unwrap();
-    let made = Plan::new(&config).unwrap().connect(TransformationMetrics::default()).await.unwrap();
+    let made = Plan::new(&config)
+        .unwrap()
+        .connect(TransformationMetrics::default())
+        .await
+        .unwrap();
     for (group, plural, want) in [
         ("stable.example.com", "crontabs", "k1"),
         ("other.io", "things", "k2"),
         ("stable.example.com", "others", "k3"),
     ] {
-        let written = made.for_resource(group, plural).unwrap().write(PLAIN, KEY).await.unwrap();
+        let written = made
+            .for_resource(group, plural)
+            .unwrap()
+            .write(PLAIN, KEY)
+            .await
+            .unwrap();
         let prefix = format!("k8s:enc:aesgcm:v1:{want}:");
         assert!(written.starts_with(prefix.as_bytes()), "{group}/{plural}");
     }
     let only = EncryptionConfiguration::decode(config_one().as_bytes()).unwrap();
-    let made = Plan::new(&only).unwrap().connect(TransformationMetrics::default()).await.unwrap();
+    let made = Plan::new(&only)
+        .unwrap()
+        .connect(TransformationMetrics::default())
+        .await
+        .unwrap();
     assert!(made.for_resource("stable.example.com", "others").is_none());
 }
 

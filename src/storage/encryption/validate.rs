@@ -7,13 +7,14 @@ use base64::Engine;
 
 use super::config::{EncryptionConfiguration, Keys, Kms, ProviderConfiguration};
 
-const MORE_THAN_ONE: &str =
-    "more than one provider specified in a single element, should split into different list elements";
+const MORE_THAN_ONE: &str = "more than one provider specified in a single element, should split into different list elements";
 const NO_PROVIDER: &str = "provider does not contain any of the expected providers: KMS, AESGCM, AESCBC, Secretbox, Identity";
 const BASE64: &str = "secrets must be base64 encoded";
 const EVENTS_GROUP: &str = "'*.events.k8s.io' objects are stored using the 'events' API group in etcd. Use 'events' instead in the config file";
-const EXTENSIONS_GROUP: &str = "'extensions' group has been removed and cannot be used for encryption";
-const STAR_RESOURCE: &str = "use '*.' to encrypt all the resources from core API group or *.* to encrypt all resources";
+const EXTENSIONS_GROUP: &str =
+    "'extensions' group has been removed and cannot be used for encryption";
+const STAR_RESOURCE: &str =
+    "use '*.' to encrypt all the resources from core API group or *.* to encrypt all resources";
 const OVERLAP: &str = "using overlapping resources such as 'secrets' and '*.' in the same resource list is not allowed as they will be masked";
 const NON_REST: &str = "resources which do not have REST API/s cannot be encrypted";
 const CAPITAL: &str = "resource name should not contain capital letters";
@@ -98,10 +99,18 @@ pub fn validate(config: &EncryptionConfiguration) -> Vec<FieldError> {
                 }
                 ProviderConfiguration {
                     aesgcm: Some(keys), ..
-                } => errors.extend(key_list(keys, &format!("{path}.aesgcm.keys"), AES_KEY_SIZES)),
+                } => errors.extend(key_list(
+                    keys,
+                    &format!("{path}.aesgcm.keys"),
+                    AES_KEY_SIZES,
+                )),
                 ProviderConfiguration {
                     aescbc: Some(keys), ..
-                } => errors.extend(key_list(keys, &format!("{path}.aescbc.keys"), AES_KEY_SIZES)),
+                } => errors.extend(key_list(
+                    keys,
+                    &format!("{path}.aescbc.keys"),
+                    AES_KEY_SIZES,
+                )),
                 ProviderConfiguration {
                     secretbox: Some(keys),
                     ..
@@ -168,8 +177,12 @@ fn names(resources: &[String], path: &str) -> Vec<FieldError> {
             CAPITAL
         } else if res == "*" {
             STAR_RESOURCE
-        } else if ["apiserveripinfo", "serviceipallocations", "servicenodeportallocations"]
-            .contains(&res.as_str())
+        } else if [
+            "apiserveripinfo",
+            "serviceipallocations",
+            "servicenodeportallocations",
+        ]
+        .contains(&res.as_str())
         {
             NON_REST
         } else if group == "events.k8s.io" {
@@ -251,10 +264,16 @@ fn kms_config(kms: &Kms, path: &str, names: &[String]) -> Vec<FieldError> {
     let mut errors = Vec::new();
     let name_path = format!("{path}.name");
     if kms.name.is_empty() {
-        errors.push(required(&name_path, "name is a mandatory field for a provider"));
+        errors.push(required(
+            &name_path,
+            "name is a mandatory field for a provider",
+        ));
     }
     if kms.api_version != "v1" && kms.name.contains(':') {
-        let detail = format!("invalid KMS provider name {}, must not contain ':'", kms.name);
+        let detail = format!(
+            "invalid KMS provider name {}, must not contain ':'",
+            kms.name
+        );
         errors.push(invalid(&name_path, &quoted(&kms.name), &detail));
     }
     if kms.api_version != "v1" && names.contains(&kms.name) {
@@ -273,9 +292,11 @@ fn kms_config(kms: &Kms, path: &str, names: &[String]) -> Vec<FieldError> {
     errors.extend(kms_endpoint(kms, &format!("{path}.endpoint")));
     let cache = format!("{path}.cachesize");
     match kms.cachesize {
-        Some(size) if kms.api_version != "v1" => {
-            errors.push(invalid(&cache, &size.to_string(), "cachesize is not supported in v2"))
-        }
+        Some(size) if kms.api_version != "v1" => errors.push(invalid(
+            &cache,
+            &size.to_string(),
+            "cachesize is not supported in v2",
+        )),
         Some(0) => errors.push(invalid(
             &cache,
             "0",
