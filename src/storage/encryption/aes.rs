@@ -21,7 +21,7 @@ type Aes192Gcm = aes_gcm::AesGcm<aes::Aes192, aes_gcm::aead::consts::U12>;
 /// The AEAD of one `aesgcm` key: ring's for AES-128 and AES-256, RustCrypto's for AES-192
 /// (which ring lacks).
 pub enum Gcm {
-    Ring(ring::aead::LessSafeKey),
+    Ring(Box<ring::aead::LessSafeKey>),
     Aes192(Box<Aes192Gcm>),
 }
 
@@ -34,7 +34,7 @@ impl Gcm {
     pub fn new(key: &[u8]) -> Result<Gcm, String> {
         let ring_key = |alg| {
             ring::aead::UnboundKey::new(alg, key)
-                .map(|k| Gcm::Ring(ring::aead::LessSafeKey::new(k)))
+                .map(|k| Gcm::Ring(Box::new(ring::aead::LessSafeKey::new(k))))
                 .map_err(|_| key_size_error(key.len()))
         };
         match key.len() {

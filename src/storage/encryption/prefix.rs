@@ -18,7 +18,7 @@ const ENCRYPTED: &[u8] = b"k8s:enc:";
 /// The cipher of one named key.
 pub enum Cipher {
     Gcm(Gcm),
-    Cbc(Cbc),
+    Cbc(Box<Cbc>),
     Secretbox(Secretbox),
 }
 

@@ -141,7 +141,7 @@ fn pending(config: &ProviderConfiguration) -> Result<Pending, String> {
         ),
         ProviderConfiguration { aescbc: Some(k), .. } => ready(
             "k8s:enc:aescbc:v1:",
-            aes_keys(k, "aes", |key| Cbc::new(key).map(Cipher::Cbc))?,
+            aes_keys(k, "aes", |key| Cbc::new(key).map(|c| Cipher::Cbc(Box::new(c))))?,
         ),
         ProviderConfiguration {
             secretbox: Some(k), ..

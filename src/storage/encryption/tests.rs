@@ -107,7 +107,7 @@ fn ciphers_round_trip_layout_and_key_binding() {
         assert_ne!(seal(PLAIN, KEY), sealed, "{name}: a fresh nonce per write");
         assert_eq!(open(&sealed, KEY).unwrap(), PLAIN, "{name}");
         assert_eq!(open(&sealed, OTHER_KEY).is_err(), binds_key, "{name}");
-        assert_eq!(seal(b"", KEY).len() >= 16, true, "{name}: empty value");
+        assert!(seal(b"", KEY).len() >= 16, "{name}: empty value");
         assert_eq!(
             open(&seal(b"", KEY), KEY).unwrap(),
             b"",
@@ -186,6 +186,9 @@ fn aes(kind: &str, names: &[(&str, u8)]) -> String {
     format!("  - {kind}: {{keys: [{}]}}\n", keys.join(", "))
 }
 
+/// A name, the providers, the stored value, and the staleness or error text wanted.
+type Case<'a> = (&'a str, String, &'a [u8], Result<bool, &'a str>);
+
 /// kube's prefix transformers: the first provider and key write (with kube's prefixes);
 /// every listed one reads, and a value read by anything but the first is stale; texts
 /// of values nothing reads are kube's.
@@ -206,7 +209,7 @@ async fn providers_prefixes_stale_and_unreadable_values() {
     assert!(by_sb.starts_with(b"k8s:enc:secretbox:v1:s1:"));
     assert_eq!(by_identity, PLAIN);
     #[rustfmt::skip]
-    let cases: Vec<(&str, String, &[u8], Result<bool, &str>)> = vec![
+    let cases: Vec<Case> = vec![
         ("first key", gcm1.clone(), &by_gcm1, Ok(false)),
         ("second key", gcm21.clone(), &by_gcm1, Ok(true)),
         ("second provider", format!("{cbc}{gcm1}"), &by_gcm1, Ok(true)),
