@@ -123,6 +123,18 @@ impl EncryptionConfiguration {
     /// The decoded and defaulted configuration (YAML or JSON).
     pub fn decode(data: &[u8]) -> Result<EncryptionConfiguration, String> {
         let text = std::str::from_utf8(data).map_err(|e| e.to_string())?;
+        let value: serde_json::Value = serde_saphyr::from_str(text).map_err(|e| e.to_string())?;
+        let mut unknown = Vec::new();
+        unknown_fields(&value, &TOP, "", &mut unknown);
+        if !unknown.is_empty() {
+            let fields: Vec<String> = unknown
+                .iter()
+                .map(|f| format!("unknown field {}", crate::gofmt::quote(f)))
+                .collect();
+            return Err(format!("strict decoding error: {}", fields.join(", ")));
+        }
+        // Typed from the text, as kube's YAML decoding is typed by its target (a key
+        // named `n` is a string, not YAML 1.1's false).
         let mut config: EncryptionConfiguration =
             serde_saphyr::from_str(text).map_err(|e| e.to_string())?;
         if config.kind.is_empty() {
@@ -141,5 +153,74 @@ impl EncryptionConfiguration {
             }
         }
         Ok(config)
+    }
+}
+
+/// The members one level of the file may have, and the levels under them.
+struct Shape {
+    fields: &'static [(&'static str, Option<&'static Shape>)],
+}
+
+const KEY: Shape = Shape {
+    fields: &[("name", None), ("secret", None)],
+};
+const KEYS: Shape = Shape {
+    fields: &[("keys", Some(&KEY))],
+};
+const NONE: Shape = Shape { fields: &[] };
+const KMS: Shape = Shape {
+    fields: &[
+        ("apiVersion", None),
+        ("name", None),
+        ("cachesize", None),
+        ("endpoint", None),
+        ("timeout", None),
+    ],
+};
+const PROVIDER: Shape = Shape {
+    fields: &[
+        ("aesgcm", Some(&KEYS)),
+        ("aescbc", Some(&KEYS)),
+        ("secretbox", Some(&KEYS)),
+        ("identity", Some(&NONE)),
+        ("kms", Some(&KMS)),
+    ],
+};
+const RESOURCE: Shape = Shape {
+    fields: &[("resources", None), ("providers", Some(&PROVIDER))],
+};
+const TOP: Shape = Shape {
+    fields: &[
+        ("apiVersion", None),
+        ("kind", None),
+        ("resources", Some(&RESOURCE)),
+    ],
+};
+
+/// kube's strict decoding: the paths of members its types do not have
+/// (`resources[0].providers[0].rot13`); several are listed in member-name order within
+/// each object, where kube lists them in the file's order.
+fn unknown_fields(value: &serde_json::Value, shape: &Shape, path: &str, out: &mut Vec<String>) {
+    use serde_json::Value;
+    match value {
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                unknown_fields(item, shape, &format!("{path}[{i}]"), out);
+            }
+        }
+        Value::Object(members) => {
+            for (name, member) in members {
+                let at = match path {
+                    "" => name.clone(),
+                    _ => format!("{path}.{name}"),
+                };
+                match shape.fields.iter().find(|(known, _)| known == name) {
+                    Some((_, Some(inner))) => unknown_fields(member, inner, &at, out),
+                    Some((_, None)) => {}
+                    None => out.push(at),
+                }
+            }
+        }
+        _ => {}
     }
 }

@@ -315,6 +315,8 @@ fn load_files_kube_texts() {
     let cases: Vec<(&str, String, Result<(), String>)> = vec![
         ("empty", String::new(), Err(format!("error while parsing file: error while loading file: encryption provider configuration file {quoted} is empty"))),
         ("wrong kind", "apiVersion: v1\nkind: Pod\n".into(), Err(format!("error while parsing file: error decoding encryption provider configuration file {quoted}: no kind \"Pod\" is registered for version \"v1\" in scheme \"k8s.io/apiserver/pkg/server/options/encryptionconfig/config.go\""))),
+        ("unknown fields", config(&format!("- resources: [a.b]\n  providers:\n  - rot13: {{}}\n    aesgcm: {{keys: [{{name: k, secret: {good}, size: 3}}]}}\n  extra: 1")),
+            Err(format!("error while parsing file: error decoding encryption provider configuration file {quoted}: strict decoding error: unknown field \"resources[0].extra\", unknown field \"resources[0].providers[0].aesgcm.keys[0].size\", unknown field \"resources[0].providers[0].rot13\""))),
         ("two problems", config("- {}"), Err("error while parsing file: [resources[0].resources: Required value: at least one resources[0].resources is required, resources[0].providers: Required value: at least one resources[0].providers is required]".into())),
         ("masked by group", config(&format!("- resources: ['*.stable.example.com']\n  providers: [{{aesgcm: {{keys: [{{name: k, secret: {good}}}]}}}}]\n- resources: [crontabs.stable.example.com]\n  providers: [{{identity: {{}}}}]")),
             Err("error while building transformers: resource \"crontabs.stable.example.com\" is masked by earlier rule \"*.stable.example.com\"".into())),
