@@ -18,6 +18,7 @@ use crd_apiserver::audit::backend::settings::{
 };
 use crd_apiserver::audit::backend::{AuditMetrics, AuditSettings, Backend, from_config};
 use crd_apiserver::audit::event::{ObjectReference, UserInfo};
+use crd_apiserver::audit::policy::Policy;
 use crd_apiserver::audit::{Event, Level, Stage};
 
 fn event(name: &str) -> Arc<Event> {
@@ -73,10 +74,15 @@ fn webhook(kubeconfig: PathBuf, initial_backoff: Duration, mode: Mode) -> Webhoo
     }
 }
 
-/// Settings with a policy file (its contents are not read here) and these backends.
+/// Settings with a policy (of one Metadata rule) and these backends.
 fn with_policy(log: Option<LogSettings>, webhook: Option<WebhookSettings>) -> AuditSettings {
     AuditSettings {
-        policy_file: Some(PathBuf::from("/policy.yaml")),
+        policy: Some(Arc::new(
+            Policy::from_bytes(
+                b"apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n",
+            )
+            .unwrap(),
+        )),
         log,
         webhook,
     }
@@ -271,7 +277,7 @@ async fn from_config_without_policy_or_with_bad_kubeconfig() {
         truncate: None,
     };
     let no_policy = AuditSettings {
-        policy_file: None,
+        policy: None,
         log: Some(log),
         webhook: None,
     };

@@ -4,7 +4,13 @@ use clap::Parser;
 
 use super::*;
 use crate::audit::backend::settings::DEFAULT_INITIAL_BACKOFF;
+use crate::audit::backend::settings::{
+    AuditSettings, BatchConfig, Format, LogTarget, Mode, Rotation, TruncateConfig,
+};
 use crate::config::Cli;
+use crate::config::validate::Problems;
+
+const POLICY: &str = "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n";
 
 fn flags(args: &[&str]) -> AuditFlags {
     let mut argv = vec!["crd-apiserver"];
@@ -23,7 +29,10 @@ fn settings(args: &[&str]) -> Result<AuditSettings, Vec<String>> {
 
 #[test]
 fn audit_defaults_as_kube() {
-    let policy = env!("CARGO_MANIFEST_DIR").to_string() + "/Cargo.toml";
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("policy.yaml");
+    std::fs::write(&policy, POLICY).unwrap();
+    let policy = policy.display().to_string();
     let got = settings(&[
         "--audit-policy-file",
         &policy,
@@ -31,7 +40,7 @@ fn audit_defaults_as_kube() {
         "/var/log/audit.log",
     ])
     .unwrap();
-    assert_eq!(got.policy_file, Some(PathBuf::from(&policy)));
+    assert!(got.policy.is_some());
     let log = got.log.unwrap();
     assert_eq!(
         log.target,
@@ -48,7 +57,8 @@ fn audit_defaults_as_kube() {
         (Format::Json, Mode::Blocking, None)
     );
     assert!(got.webhook.is_none());
-    assert_eq!(settings(&[]).unwrap(), AuditSettings::default());
+    let none = settings(&[]).unwrap();
+    assert!(none.policy.is_none() && none.log.is_none() && none.webhook.is_none());
 }
 
 #[test]
@@ -130,7 +140,7 @@ fn audit_bad_flags_reported_with_kube_texts() {
             "--audit-webhook-version: unexpected GroupVersion string: a/b/c",
         ]),
         ("batch options ignored outside batch mode", &["--audit-log-path=/a.log", "--audit-log-batch-buffer-size=0", "--audit-policy-file=/no-policy"], &[
-            "--audit-policy-file: /no-policy is not a readable file",
+            "--audit-policy-file: loading audit policy file: failed to read file path \"/no-policy\": open /no-policy: no such file or directory",
         ]),
         ("a disabled backend is not checked", &["--audit-log-mode=async", "--audit-webhook-mode=nope"], &[]),
     ];

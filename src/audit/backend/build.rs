@@ -21,7 +21,7 @@ pub async fn from_config(
     settings: &AuditSettings,
     metrics: AuditMetrics,
 ) -> Result<Option<Arc<dyn Backend>>, String> {
-    if settings.policy_file.is_none() {
+    if settings.policy.is_none() {
         if settings.log.is_some() || settings.webhook.is_some() {
             tracing::info!("no audit policy file provided, no events will be recorded");
         }

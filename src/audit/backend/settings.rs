@@ -2,16 +2,20 @@
 //! (k8s.io/apiserver pkg/server/options/audit.go) once the `--audit-*` flags are checked.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
+
+use crate::audit::policy::Policy;
 
 /// kube's `DefaultInitialBackoffDelay` (`--audit-webhook-initial-backoff`).
 pub const DEFAULT_INITIAL_BACKOFF: Duration = Duration::from_secs(10);
 
-/// The audit configuration: the policy file and the backends it feeds.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// The audit configuration: the policy and the backends it feeds.
+#[derive(Clone, Debug, Default)]
 pub struct AuditSettings {
-    /// `--audit-policy-file`; without it no event is recorded (kube builds no backend).
-    pub policy_file: Option<PathBuf>,
+    /// `--audit-policy-file`, read and checked; without it no event is recorded (kube
+    /// builds no backend).
+    pub policy: Option<Arc<Policy>>,
     /// `--audit-log-path` and its options.
     pub log: Option<LogSettings>,
     /// `--audit-webhook-config-file` and its options.

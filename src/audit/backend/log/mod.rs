@@ -143,36 +143,25 @@ impl LogBackend {
         })
     }
 
-    fn encode(&self, event: &Arc<Event>) -> Result<Line, String> {
+    fn encode(&self, event: &Arc<Event>) -> Line {
         let bytes = match self.format {
-            Format::Json => json_line(event)?,
+            Format::Json => json_line(event),
             Format::Legacy => (legacy_line(event) + "\n").into_bytes(),
         };
-        Ok(Line {
+        Line {
             bytes,
             event: event.clone(),
-        })
+        }
     }
 }
 
 impl Backend for LogBackend {
     fn process_events<'a>(&'a self, events: &'a [Arc<Event>]) -> BoxFuture<'a, bool> {
         Box::pin(async move {
-            let mut encoded = true;
-            let mut lines = Vec::with_capacity(events.len());
-            for event in events {
-                match self.encode(event) {
-                    Ok(line) => lines.push(line),
-                    Err(e) => {
-                        self.metrics
-                            .plugin_error(PLUGIN, &e, std::slice::from_ref(event));
-                        encoded = false;
-                    }
-                }
+            if events.is_empty() {
+                return true;
             }
-            if lines.is_empty() {
-                return encoded;
-            }
+            let lines = events.iter().map(|event| self.encode(event)).collect();
             let (written, answer) = oneshot::channel();
             let message = Message::Lines { lines, written };
             if self.queue.send(message).await.is_err() {
@@ -181,7 +170,7 @@ impl Backend for LogBackend {
                 return false;
             }
             match answer.await {
-                Ok(written) => written && encoded,
+                Ok(written) => written,
                 Err(_) => {
                     // Queued as the writer closed: never written.
                     self.metrics
