@@ -25,7 +25,8 @@
 //! `webhook-idle`, `webhook` and `webhook-reference` (only when picked) measure webhook
 //! admission (`webhook*.rs`); `policy` and `policy-reference` admission policies
 //! (`policy*.rs`); `conversion` webhook conversion (`conversion.rs`); `audit` the audit
-//! log at Metadata and RequestResponse against no policy (`audit.rs`). Creates, GETs and the stored
+//! log at Metadata and RequestResponse against no policy (`audit.rs`); `encryption` creates
+//! and cached GETs with aesgcm encryption at rest against none (`encryption.rs`). Creates, GETs and the stored
 //! collection's creates go over h2, as kubectl's do; `BENCH_HTTP1=1` makes them HTTP/1.1.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a harness fails loudly
@@ -42,6 +43,8 @@ mod conversion;
 mod cpu;
 #[path = "throughput/crud.rs"]
 mod crud;
+#[path = "throughput/encryption.rs"]
+mod encryption;
 #[path = "../tests/common/etcd.rs"]
 mod etcd;
 #[path = "../tests/common/fake_kube.rs"]
@@ -134,10 +137,13 @@ pub struct Sections {
     /// Auditing to a log file (issue 33), only when picked: Metadata and RequestResponse
     /// policies against none.
     pub audit: bool,
+    /// Encryption at rest (issue 33), only when picked: creates and cached GETs with
+    /// aesgcm against none.
+    pub encryption: bool,
 }
 
 impl Sections {
-    const NAMES: [&str; 15] = [
+    const NAMES: [&str; 16] = [
         "crud",
         "fields",
         "list",
@@ -153,6 +159,7 @@ impl Sections {
         "policy-reference",
         "conversion",
         "audit",
+        "encryption",
     ];
 
     fn from_env() -> Sections {
@@ -186,6 +193,7 @@ impl Sections {
             policy_reference: picked.contains(&"policy-reference"),
             conversion: picked.contains(&"conversion"),
             audit: picked.contains(&"audit"),
+            encryption: picked.contains(&"encryption"),
         }
     }
 }
@@ -317,6 +325,9 @@ fn main() {
         }
         if sections.audit {
             audit::run().await;
+        }
+        if sections.encryption {
+            encryption::run().await;
         }
         if sections.reference {
             let (rows, goals) = reference::run().await;

@@ -5,6 +5,7 @@ pub mod admission;
 pub mod audit;
 pub mod auth;
 pub mod ciphers;
+pub mod encryption;
 pub mod migrate;
 pub mod transport;
 pub mod validate;
@@ -129,6 +130,8 @@ pub struct ServeFlags {
     pub admission: admission::AdmissionFlags,
     #[command(flatten)]
     pub audit: audit::AuditFlags,
+    #[command(flatten)]
+    pub encryption: encryption::EncryptionFlags,
     /// Log format.
     #[arg(long = "log-format", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,

@@ -9,6 +9,7 @@ use super::ServeFlags;
 use super::admission::AdmissionSettings;
 use super::transport::Transport;
 use crate::audit::backend::AuditSettings;
+use crate::storage::encryption::config::EncryptionConfiguration;
 use crate::storage::etcd::EtcdConfig;
 
 /// Where the serving certificate comes from.
@@ -41,6 +42,8 @@ pub struct Config {
     pub admission: AdmissionSettings,
     /// The `--audit-*` flags: the policy file and the backends.
     pub audit: AuditSettings,
+    /// `--encryption-provider-config`, read and checked (`None` without the flag).
+    pub encryption: Option<EncryptionConfiguration>,
 }
 
 /// Every problem of a command line, one `--flag: problem` per line.
@@ -60,23 +63,28 @@ impl ServeFlags {
         let transport = problems.transport(&self.transport);
         let admission = problems.admission(&self.admission, self.max_object_size);
         let audit = problems.audit(&self.audit);
+        let encryption = problems.encryption(&self.encryption);
         problems.check_files(&self);
         problems.check_durations(&self);
         problems.check_limits(&self);
         problems.check_always_allow_paths(&self.auth.authorization_always_allow_paths);
-        match (serving, store, transport, admission, audit) {
-            (Some(serving), Some(store), Some(transport), Some(admission), Some(audit))
-                if problems.0.is_empty() =>
-            {
-                Ok(Config {
-                    flags: self,
-                    serving,
-                    store,
-                    transport,
-                    admission,
-                    audit,
-                })
-            }
+        match (serving, store, transport, admission, audit, encryption) {
+            (
+                Some(serving),
+                Some(store),
+                Some(transport),
+                Some(admission),
+                Some(audit),
+                Some(encryption),
+            ) if problems.0.is_empty() => Ok(Config {
+                flags: self,
+                serving,
+                store,
+                transport,
+                admission,
+                audit,
+                encryption,
+            }),
             _ => Err(ConfigErrors {
                 problems: problems.0,
             }),
