@@ -46,6 +46,7 @@ async fn create_object(
     check_version_kind(ctx, &object)?;
     check_namespace(ctx, &mut object)?;
     *warnings = checks::coerce_body(ctx, &mut object, duplicates, directive)?;
+    call.audit.log_request_object(&object);
     let manager = manager_name(call, &options);
     record_update(ctx, Scope::Main, None, &mut object, &manager).await;
     let dry_run = options.dry_run;

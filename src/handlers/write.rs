@@ -156,6 +156,7 @@ pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
     check_name(ctx, &body)?;
     check_namespace(ctx, &mut body)?;
     let mut warnings = checks::coerce_body(ctx, &mut body, duplicates, directive)?;
+    call.audit.log_request_object(&body);
     let change = Change::Replace(body);
     let result = apply_change(
         state,
@@ -181,6 +182,7 @@ pub async fn patch(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
         return crate::handlers::apply::apply(state, call, ctx, &options, force).await;
     }
     let (patch, duplicates) = decode_patch(&call.body, format, options.field_validation)?;
+    call.audit.log_request_patch(&call.body);
     let problems = patch_problems(format, &patch, duplicates, &options);
     let change = Change::Patch(format, patch);
     let mut warnings = Vec::new();

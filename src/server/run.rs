@@ -328,6 +328,7 @@ pub async fn run(
         authorizer,
         request_timeout: flags.request_timeout,
         handlers: state.clone(),
+        audit: None,
     });
     if !flags.compaction_interval.is_zero() {
         tokio::spawn(compact_periodically(store, flags.compaction_interval));
