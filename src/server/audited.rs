@@ -179,14 +179,24 @@ impl Drop for Completing {
 
 /// kube's `WithFailedAuthenticationAudit`: the 401's one event, at ResponseStarted, its
 /// status naming the credentials tried.
-pub async fn failed_authentication(audit: Context, headers: &HeaderMap, query: &Query, x509: bool) {
+pub async fn failed_authentication(
+    audit: Context,
+    headers: &HeaderMap,
+    query: &Query,
+    x509: bool,
+) {
+    failed_early(audit, auth_methods(headers, query, x509), 401).await;
+}
+
+/// The one event of a request refused before it is audited (kube's
+/// `withFailedRequestAudit` and `WithFailedAuthenticationAudit`): at ResponseStarted,
+/// its status the refusal's message and code.
+pub async fn failed_early(audit: Context, message: String, code: u16) {
     if !audit.enabled() {
         return;
     }
-    audit.set_response_status(
-        json!({"metadata": {}, "message": auth_methods(headers, query, x509)}),
-    );
-    audit.set_response_code(401);
+    audit.set_response_status(json!({"metadata": {}, "message": message}));
+    audit.set_response_code(code);
     audit.process_stage(Stage::ResponseStarted).await;
 }
 

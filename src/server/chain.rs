@@ -121,7 +121,14 @@ async fn stages(
         Verb::Watch => None,
         _ => match crate::request::options::request_timeout(&query) {
             Ok(asked) => Some(request_deadline(started, asked, chain.request_timeout)),
-            Err(e) => return Reply::Error(e),
+            Err(e) => {
+                if let Some(auditor) = &chain.audit {
+                    let meta = audit_meta(&peer, &uri, &info, &headers, started);
+                    let audit = auditor.begin(None, meta);
+                    audited::failed_early(audit, e.to_string(), e.code()).await;
+                }
+                return Reply::Error(e);
+            }
         },
     };
     let authenticated = chain
