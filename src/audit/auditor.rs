@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::backend::Backend;
+use super::backend::{AuditMetrics, AuditSettings, Backend};
 use super::context::Context;
 use super::policy::Policy;
 use super::request::{self, RequestMeta};
@@ -13,11 +13,31 @@ use crate::request::user::UserInfo;
 pub struct Auditor {
     pub policy: Policy,
     pub backend: Arc<dyn Backend>,
+    metrics: AuditMetrics,
 }
 
 impl Auditor {
-    pub fn new(policy: Policy, backend: Arc<dyn Backend>) -> Auditor {
-        Auditor { policy, backend }
+    pub fn new(policy: Policy, backend: Arc<dyn Backend>, metrics: AuditMetrics) -> Auditor {
+        Auditor {
+            policy,
+            backend,
+            metrics,
+        }
+    }
+
+    /// What the `--audit-*` settings ask for (kube's `AuditOptions.ApplyTo`): the policy
+    /// file checked and the backends started; `None` without a policy file or without a
+    /// backend (then nothing is audited, as in kube).
+    pub async fn from_settings(
+        settings: &AuditSettings,
+        metrics: AuditMetrics,
+    ) -> Result<Option<Arc<Auditor>>, String> {
+        let Some(path) = &settings.policy_file else {
+            return Ok(None);
+        };
+        let policy = Policy::load(path)?;
+        let backend = super::backend::from_config(settings, metrics.clone()).await?;
+        Ok(backend.map(|backend| Arc::new(Auditor::new(policy, backend, metrics))))
     }
 
     /// The context of one request by `user` (kube's `evaluatePolicyAndCreateAuditEvent`):
@@ -35,13 +55,22 @@ impl Auditor {
 
     /// `apiserver_audit_level_total{level}`.
     fn observe_level(&self, level: super::Level) {
-        let _ = level;
+        self.metrics.observe_policy_level(level);
     }
 
     /// `apiserver_audit_event_total`.
-    pub(super) fn observe_event(&self) {}
+    pub(super) fn observe_event(&self) {
+        self.metrics.observe_event();
+    }
 
     /// `apiserver_audit_requests_rejected_total`: a request failed because its event could
     /// not be handed on (blocking-strict).
-    pub fn observe_rejected(&self) {}
+    pub fn observe_rejected(&self) {
+        self.metrics.observe_rejected_request();
+    }
+
+    /// Flushes the backend (on shutdown).
+    pub async fn shutdown(&self) {
+        self.backend.shutdown().await;
+    }
 }

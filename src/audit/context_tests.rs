@@ -16,7 +16,11 @@ fn config(level: Level, omit_stages: Vec<Stage>, omit_managed_fields: bool) -> R
 
 fn started(level: Level, omit: Vec<Stage>, omit_mf: bool) -> (Arc<Recording>, Context) {
     let backend = Arc::new(Recording::default());
-    let auditor = Arc::new(Auditor::new(Policy::default(), backend.clone()));
+    let auditor = Arc::new(Auditor::new(
+        Policy::default(),
+        backend.clone(),
+        Default::default(),
+    ));
     let info = info::parse(
         "POST",
         "/apis/g/v1/namespaces/ns/crontabs",
@@ -176,7 +180,7 @@ async fn refused_event_reported_as_not_processed() {
         refuse: true,
         ..Recording::default()
     });
-    let auditor = Arc::new(Auditor::new(Policy::default(), backend));
+    let auditor = Arc::new(Auditor::new(Policy::default(), backend, Default::default()));
     let info = info::parse("GET", "/healthz", &Query::default());
     let event = request::metadata_event(request::RequestMeta {
         audit_id: "x",

@@ -179,12 +179,7 @@ impl Drop for Completing {
 
 /// kube's `WithFailedAuthenticationAudit`: the 401's one event, at ResponseStarted, its
 /// status naming the credentials tried.
-pub async fn failed_authentication(
-    audit: Context,
-    headers: &HeaderMap,
-    query: &Query,
-    x509: bool,
-) {
+pub async fn failed_authentication(audit: Context, headers: &HeaderMap, query: &Query, x509: bool) {
     failed_early(audit, auth_methods(headers, query, x509), 401).await;
 }
 

@@ -16,7 +16,11 @@ use crate::request::negotiate::Representation;
 
 fn context(level: Level) -> (Arc<Recording>, Context) {
     let backend = Arc::new(Recording::default());
-    let auditor = Arc::new(Auditor::new(Policy::default(), backend.clone()));
+    let auditor = Arc::new(Auditor::new(
+        Policy::default(),
+        backend.clone(),
+        Default::default(),
+    ));
     let info = info::parse("GET", "/apis/g/v1/crontabs", &Query::default());
     let event = metadata_event(RequestMeta {
         audit_id: "a",

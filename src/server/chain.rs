@@ -208,7 +208,7 @@ async fn stages(
         );
     }
     let audit = std::mem::take(&mut call.audit);
-    audited::complete(audit, reply, long_running).await
+    audited::complete(audit, page_not_found(reply), long_running).await
 }
 
 /// What the audit event records of the request before it is served (kube's

@@ -12,7 +12,7 @@ use crate::webhook::{Behaviour, Webhook};
 use crate::webhook_host::{hook, mutating, start_server};
 use crate::{CRONTABS, audit_flags, events_of, new_id, policy_at};
 
-const PATCH: &str = r#"[{"op":"add","path":"/metadata/labels/patched","value":"yes"}]"#;
+const PATCH: &str = r#"[{"op":"add","path":"/metadata/labels","value":{"patched":"yes"}}]"#;
 
 fn crontab_rules() -> Value {
     json!([{"apiGroups": ["stable.example.com"], "apiVersions": ["v1"], "operations": ["*"],
@@ -67,8 +67,9 @@ async fn create_annotations(fake: &FakeKube, level: &str) -> serde_json::Map<Str
         .send()
         .await
         .unwrap();
-    assert_eq!(resp.status(), 201);
+    let code = resp.status();
     let created: Value = resp.json().await.unwrap();
+    assert_eq!(code, 201, "{created}");
     assert_eq!(created["metadata"]["labels"]["patched"], "yes", "{created}");
     let events = events_of(&log, &id, 2).await;
     assert!(events[0].get("annotations").is_none(), "{}", events[0]);
@@ -85,7 +86,8 @@ async fn audit_admission_annotations_patch_only_at_request_level() {
     let fake = FakeKube::start();
     let _webhook = mutating_webhook(&fake);
     audited_policy(&fake);
-    let mutation = json!({"configuration": "mutate", "webhook": "mutate.example.com", "mutated": true});
+    let mutation =
+        json!({"configuration": "mutate", "webhook": "mutate.example.com", "mutated": true});
     let failure = json!([{"message": "too many", "policy": "audited", "binding": "audited-binding",
         "expressionIndex": 0, "validationActions": ["Audit"]}]);
     for level in ["Metadata", "Request"] {
@@ -100,7 +102,10 @@ async fn audit_admission_annotations_patch_only_at_request_level() {
         );
         assert_eq!(got["audited/replicas"], "7", "{level}");
         assert_eq!(
-            json_value(&got, "validation.policy.admission.k8s.io/validation_failure"),
+            json_value(
+                &got,
+                "validation.policy.admission.k8s.io/validation_failure"
+            ),
             failure,
             "{level}"
         );

@@ -54,14 +54,27 @@ async fn send(
     check_common(&events, level, &id, &want.uri, want.verb, &dev_admin());
     let (received, done) = (&events[0], &events[1]);
     assert_eq!(received["stage"], "RequestReceived");
-    assert_eq!(received["stageTimestamp"], received["requestReceivedTimestamp"]);
+    assert_eq!(
+        received["stageTimestamp"],
+        received["requestReceivedTimestamp"]
+    );
     assert_eq!(received["objectRef"], want.path_ref, "{received}");
-    for absent in ["responseStatus", "requestObject", "responseObject", "annotations", "impersonatedUser"] {
+    for absent in [
+        "responseStatus",
+        "requestObject",
+        "responseObject",
+        "annotations",
+        "impersonatedUser",
+    ] {
         assert!(received.get(absent).is_none(), "{absent} in {received}");
     }
     assert_eq!(done["stage"], "ResponseComplete");
     assert_eq!(done["objectRef"], want.done_ref, "{done}");
-    assert_eq!(done["responseStatus"], json!({"metadata": {}, "code": want.code}), "{done}");
+    assert_eq!(
+        done["responseStatus"],
+        response_status(&body, want.code),
+        "{done}"
+    );
     assert_eq!(done["annotations"], allowed(), "{done}");
     assert!(done.get("impersonatedUser").is_none());
     let with_request = matches!(level, "Request" | "RequestResponse");
@@ -74,6 +87,23 @@ async fn send(
         _ => assert!(done.get("responseObject").is_none(), "{done}"),
     }
     body
+}
+
+/// The response status of an answer: a Status answer's fields (kube's
+/// `LogResponseObject`), else only the code.
+fn response_status(body: &Value, code: u16) -> Value {
+    if body["kind"] != "Status" {
+        return json!({"metadata": {}, "code": code});
+    }
+    let mut status = json!({"metadata": {}});
+    for field in ["status", "message", "reason", "details"] {
+        if let Some(v) = body.get(field) {
+            status[field] = v.clone();
+        }
+    }
+    // The code written is set over the Status's (which a success Status may leave out).
+    status["code"] = json!(code);
+    status
 }
 
 /// create, get, list, update, merge patch, apply, status update, scale, delete (with
@@ -123,15 +153,20 @@ async fn every_verb_at(level: &str) {
 
     let mut changed = created.clone();
     changed["spec"]["image"] = json!("img2");
-    let rv = created["metadata"]["resourceVersion"].as_str().unwrap().to_owned();
-    let updated = send(level, &log, c.put(url("/c1")).json(&changed), |body| Expect {
-        uri: format!("{CRONTABS}/c1"),
-        verb: "update",
-        path_ref: reference("c1", "", &[]),
-        done_ref: reference("c1", "", &[("uid", &uid), ("resourceVersion", &rv)]),
-        code: 200,
-        request_object: Some(changed.clone()),
-        response_object: body.clone(),
+    let rv = created["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let updated = send(level, &log, c.put(url("/c1")).json(&changed), |body| {
+        Expect {
+            uri: format!("{CRONTABS}/c1"),
+            verb: "update",
+            path_ref: reference("c1", "", &[]),
+            done_ref: reference("c1", "", &[("uid", &uid), ("resourceVersion", &rv)]),
+            code: 200,
+            request_object: Some(changed.clone()),
+            response_object: body.clone(),
+        }
     })
     .await;
     assert_eq!(updated["spec"]["image"], "img2");
@@ -163,25 +198,42 @@ async fn every_verb_at(level: &str) {
         path_ref: reference("c2", "", &[]),
         done_ref: reference("c2", "", &[]),
         code: 201,
-        request_object: Some(json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab",
-            "metadata": {"name": "c2"}, "spec": {"image": "applied"}})),
+        request_object: Some(
+            json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+            "metadata": {"name": "c2"}, "spec": {"image": "applied"}}),
+        ),
         response_object: body.clone(),
     })
     .await;
 
-    let current: Value = c.get(url("/c1")).send().await.unwrap().json().await.unwrap();
+    let current: Value = c
+        .get(url("/c1"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     let mut with_status = current.clone();
     with_status["status"] = json!({"replicas": 3});
-    let rv = current["metadata"]["resourceVersion"].as_str().unwrap().to_owned();
-    send(level, &log, c.put(url("/c1/status")).json(&with_status), |body| Expect {
-        uri: format!("{CRONTABS}/c1/status"),
-        verb: "update",
-        path_ref: reference("c1", "status", &[]),
-        done_ref: reference("c1", "status", &[("uid", &uid), ("resourceVersion", &rv)]),
-        code: 200,
-        request_object: Some(with_status.clone()),
-        response_object: body.clone(),
-    })
+    let rv = current["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    send(
+        level,
+        &log,
+        c.put(url("/c1/status")).json(&with_status),
+        |body| Expect {
+            uri: format!("{CRONTABS}/c1/status"),
+            verb: "update",
+            path_ref: reference("c1", "status", &[]),
+            done_ref: reference("c1", "status", &[("uid", &uid), ("resourceVersion", &rv)]),
+            code: 200,
+            request_object: Some(with_status.clone()),
+            response_object: body.clone(),
+        },
+    )
     .await;
 
     let scale = send(level, &log, c.get(url("/c1/scale")), |body| Expect {
@@ -209,14 +261,16 @@ async fn every_verb_at(level: &str) {
 
     let options = json!({"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1",
         "propagationPolicy": "Background"});
-    send(level, &log, c.delete(url("/c2")).json(&options), |body| Expect {
-        uri: format!("{CRONTABS}/c2"),
-        verb: "delete",
-        path_ref: reference("c2", "", &[]),
-        done_ref: reference("c2", "", &[]),
-        code: 200,
-        request_object: Some(options.clone()),
-        response_object: body.clone(),
+    send(level, &log, c.delete(url("/c2")).json(&options), |body| {
+        Expect {
+            uri: format!("{CRONTABS}/c2"),
+            verb: "delete",
+            path_ref: reference("c2", "", &[]),
+            done_ref: reference("c2", "", &[]),
+            code: 200,
+            request_object: Some(options.clone()),
+            response_object: body.clone(),
+        }
     })
     .await;
 }
@@ -250,8 +304,16 @@ async fn audit_level_none_writes_no_event_but_returns_audit_id() {
     assert!(uuid::Uuid::parse_str(&id).is_ok(), "{id}");
     // A second request's events mark that the first one's would have been written.
     let marker = new_id("marker");
-    let _ = c.get(server.url("/healthz")).header("Audit-ID", &marker).send().await;
+    let _ = c
+        .get(server.url("/healthz"))
+        .header("Audit-ID", &marker)
+        .send()
+        .await;
     let marked = events_of(&log, &marker, 2).await;
     assert_eq!(marked[0]["level"], "Metadata");
-    assert!(crate::logged(&log).iter().all(|e| e["auditID"] != id.as_str()));
+    assert!(
+        crate::logged(&log)
+            .iter()
+            .all(|e| e["auditID"] != id.as_str())
+    );
 }

@@ -31,18 +31,33 @@ async fn audit_watch_response_started_then_complete_at_its_end() {
     // Ended by its timeout.
     let id = new_id("watch-timeout");
     let uri = format!("{CRONTABS}?watch=true&timeoutSeconds=1");
-    let resp = c.get(server.url(&uri)).header("Audit-ID", &id).send().await.unwrap();
+    let resp = c
+        .get(server.url(&uri))
+        .header("Audit-ID", &id)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(resp.status(), 200);
     assert_eq!(resp.headers()["audit-id"], id.as_str());
     let started = events_of(&log, &id, 2).await;
     assert_eq!(started[1]["stage"], "ResponseStarted");
     let _ = resp.bytes().await.unwrap();
     let events = events_of(&log, &id, 3).await;
-    let stages: Vec<&str> = events.iter().map(|e| e["stage"].as_str().unwrap()).collect();
-    assert_eq!(stages, ["RequestReceived", "ResponseStarted", "ResponseComplete"]);
+    let stages: Vec<&str> = events
+        .iter()
+        .map(|e| e["stage"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        stages,
+        ["RequestReceived", "ResponseStarted", "ResponseComplete"]
+    );
     check_common(&events, "Metadata", &id, &uri, "watch", &dev_admin());
     for e in &events[1..] {
-        assert_eq!(e["responseStatus"], json!({"metadata": {}, "code": 200}), "{e}");
+        assert_eq!(
+            e["responseStatus"],
+            json!({"metadata": {}, "code": 200}),
+            "{e}"
+        );
         assert_eq!(e["annotations"], allowed(), "{e}");
         assert_eq!(e["objectRef"], collection_ref(), "{e}");
     }
@@ -58,17 +73,29 @@ async fn audit_watch_response_started_then_complete_at_its_end() {
         .await
         .unwrap();
     let mut body = resp.bytes_stream();
-    let created = c.post(server.url(CRONTABS)).json(&crontab("w1")).send().await.unwrap();
+    let created = c
+        .post(server.url(CRONTABS))
+        .json(&crontab("w1"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(created.status(), 201);
     let first = body.next().await.unwrap().unwrap();
     assert!(String::from_utf8_lossy(&first).contains("\"ADDED\""));
     let open = events_of(&log, &id, 2).await;
-    assert_eq!(open.len(), 2, "nothing completes while the watch is open: {open:?}");
+    assert_eq!(
+        open.len(),
+        2,
+        "nothing completes while the watch is open: {open:?}"
+    );
     assert_eq!(open[1]["stage"], "ResponseStarted");
     drop(body);
     let events = events_of(&log, &id, 3).await;
     assert_eq!(events[2]["stage"], "ResponseComplete");
-    assert_eq!(events[2]["responseStatus"], json!({"metadata": {}, "code": 200}));
+    assert_eq!(
+        events[2]["responseStatus"],
+        json!({"metadata": {}, "code": 200})
+    );
 }
 
 #[tokio::test]
@@ -107,17 +134,27 @@ async fn audit_omit_stages_and_managed_fields_honoured() {
     assert_eq!(resp.status(), 200);
     // A marker after them: once its event is written, theirs are too.
     let marker = new_id("marker");
-    c.get(server.url(CRONTABS)).header("Audit-ID", &marker).send().await.unwrap();
+    c.get(server.url(CRONTABS))
+        .header("Audit-ID", &marker)
+        .send()
+        .await
+        .unwrap();
     events_of(&log, &marker, 1).await;
 
     let without_managed = |mut v: Value| {
-        v["metadata"].as_object_mut().unwrap().remove("managedFields");
+        v["metadata"]
+            .as_object_mut()
+            .unwrap()
+            .remove("managedFields");
         v
     };
     let events = events_of(&log, &id, 1).await;
     assert_eq!(events.len(), 1, "{events:?}");
     assert_eq!(events[0]["stage"], "ResponseComplete");
-    assert_eq!(events[0]["responseObject"], without_managed(created.clone()));
+    assert_eq!(
+        events[0]["responseObject"],
+        without_managed(created.clone())
+    );
     assert_eq!(events[0]["requestObject"], crontab("m1"));
     let events = events_of(&log, &id2, 1).await;
     assert_eq!(events.len(), 1, "{events:?}");
@@ -146,19 +183,41 @@ async fn audit_id_honoured_else_new_uuid_on_every_answer() {
         let events = events_of(&log, &id, 2).await;
         check_common(&events, "Metadata", &id, "/healthz", "get", &dev_admin());
         assert!(events[1].get("objectRef").is_none(), "{:?}", events[1]);
-        assert_eq!(events[1]["responseStatus"], json!({"metadata": {}, "code": 200}));
+        assert_eq!(
+            events[1]["responseStatus"],
+            json!({"metadata": {}, "code": 200})
+        );
     }
     // Honoured on an unrouted path's 404 page too.
-    let resp = c.get(server.url("/nothing/here")).header("Audit-ID", "mine-1").send().await.unwrap();
+    let resp = c
+        .get(server.url("/nothing/here"))
+        .header("Audit-ID", "mine-1")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(resp.status(), 404);
     assert_eq!(resp.headers()["audit-id"], "mine-1");
     let events = events_of(&log, "mine-1", 2).await;
-    assert_eq!(events[1]["responseStatus"], json!({"metadata": {}, "code": 404}));
+    assert_eq!(
+        events[1]["responseStatus"],
+        json!({"metadata": {}, "code": 404})
+    );
     // Without a policy the header is still sent.
     let plain = Server::start();
-    let resp = plain.client().get(plain.url("/version")).header("Audit-ID", "x-1").send().await.unwrap();
+    let resp = plain
+        .client()
+        .get(plain.url("/version"))
+        .header("Audit-ID", "x-1")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(resp.headers()["audit-id"], "x-1");
-    let resp = plain.client().get(plain.url("/version")).send().await.unwrap();
+    let resp = plain
+        .client()
+        .get(plain.url("/version"))
+        .send()
+        .await
+        .unwrap();
     assert!(uuid::Uuid::parse_str(resp.headers()["audit-id"].to_str().unwrap()).is_ok());
 }
 
