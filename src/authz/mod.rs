@@ -130,9 +130,9 @@ impl Authorizer {
         audit: &crate::audit::Context,
     ) -> Result<(), ApiError> {
         match self.decide(user, info).await {
-            Ok(Verdict::Allowed) => {
+            Ok(Verdict::Allowed(reason)) => {
                 audit.annotate(DECISION_KEY, DECISION_ALLOW);
-                audit.annotate(REASON_KEY, "");
+                audit.annotate(REASON_KEY, &reason);
                 Ok(())
             }
             Ok(Verdict::Refused(reason)) => {
@@ -153,13 +153,13 @@ impl Authorizer {
     /// reply: a request is a 500, an impersonation check a 403, as upstream).
     pub async fn decide(&self, user: &UserInfo, info: &RequestInfo) -> Result<Verdict, SarError> {
         if self.always_allowed(user, info) {
-            return Ok(Verdict::Allowed);
+            return Ok(Verdict::Allowed(String::new()));
         }
         let Some(webhook) = &self.webhook else {
             return Ok(Verdict::Refused(String::new()));
         };
         Ok(match webhook.authorize(user, info).await? {
-            Decision::Allow => Verdict::Allowed,
+            Decision::Allow(reason) => Verdict::Allowed(reason),
             Decision::Deny(reason) | Decision::NoOpinion(reason) => Verdict::Refused(reason),
         })
     }
@@ -175,7 +175,8 @@ const REASON_ERROR: &str = "internal error";
 /// Allowed, or not with the authorizer's reason (possibly empty).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
-    Allowed,
+    /// With the authorizer's reason (empty for the always-allowed groups and paths).
+    Allowed(String),
     Refused(String),
 }
 

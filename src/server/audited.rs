@@ -10,13 +10,12 @@ use std::task::{Context as TaskContext, Poll};
 
 use bytes::Bytes;
 use futures::{FutureExt, Stream, StreamExt};
-use http::HeaderMap;
 use serde_json::json;
 
 use crate::audit::{Context, Level, Stage};
+use crate::error::ApiError;
 use crate::handlers::Reply;
 use crate::handlers::wire::reply::ByteStream;
-use crate::request::query::Query;
 
 /// The text kube's panic recovery answers with (`http.Error`, a 500).
 const PANICKED: &str = "This request caused apiserver to panic. Look in the logs for details.\n";
@@ -177,63 +176,18 @@ impl Drop for Completing {
     }
 }
 
-/// kube's `WithFailedAuthenticationAudit`: the 401's one event, at ResponseStarted, its
-/// status naming the credentials tried.
-pub async fn failed_authentication(audit: Context, headers: &HeaderMap, query: &Query, x509: bool) {
-    failed_early(audit, auth_methods(headers, query, x509), 401).await;
-}
-
 /// The one event of a request refused before it is audited (kube's
-/// `withFailedRequestAudit` and `WithFailedAuthenticationAudit`): at ResponseStarted,
-/// its status the refusal's message and code.
-pub async fn failed_early(audit: Context, message: String, code: u16) {
+/// `WithFailedAuthenticationAudit` for a 401, `withFailedRequestAudit` for a bad
+/// `timeout`): at ResponseStarted, with the Status answered (kube's response writer logs
+/// it over the message these filters set first), and at RequestResponse level that
+/// Status as the response object.
+pub async fn failed_early(audit: Context, error: &ApiError) {
     if !audit.enabled() {
         return;
     }
-    audit.set_response_status(json!({"metadata": {}, "message": message}));
-    audit.set_response_code(code);
+    audit.log_response_object(&error.to_status());
+    audit.set_response_code(error.code());
     audit.process_stage(Stage::ResponseStarted).await;
-}
-
-/// kube's `getAuthMethods`.
-fn auth_methods(headers: &HeaderMap, query: &Query, x509: bool) -> String {
-    let authorization = headers
-        .get(http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .trim();
-    let scheme = |name: &str| {
-        authorization
-            .split(' ')
-            .next()
-            .is_some_and(|s| s.eq_ignore_ascii_case(name))
-            && authorization.contains(' ')
-    };
-    let basic = authorization
-        .get(..6)
-        .filter(|p| p.eq_ignore_ascii_case("basic "))
-        .and_then(|_| {
-            let b = &authorization[6..];
-            use base64::Engine;
-            base64::engine::general_purpose::STANDARD.decode(b).ok()
-        })
-        .is_some_and(|d| d.contains(&b':'));
-    let token = query
-        .get("access_token")
-        .is_some_and(|v| !v.trim().is_empty());
-    let methods: Vec<&str> = [
-        (basic, "basic"),
-        (scheme("bearer"), "bearer"),
-        (token, "access_token"),
-        (x509, "x509"),
-    ]
-    .into_iter()
-    .filter_map(|(tried, name)| tried.then_some(name))
-    .collect();
-    match methods.is_empty() {
-        true => "Authentication failed, no credentials provided".to_owned(),
-        false => format!("Authentication failed, attempted: {}", methods.join(", ")),
-    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use http::{HeaderValue, StatusCode};
+use http::StatusCode;
 use serde_json::Value;
 
 use super::*;
@@ -13,6 +13,7 @@ use crate::audit::{Auditor, Event};
 use crate::error::ApiError;
 use crate::request::info;
 use crate::request::negotiate::Representation;
+use crate::request::query::Query;
 
 fn context(level: Level) -> (Arc<Recording>, Context) {
     let backend = Arc::new(Recording::default());
@@ -48,33 +49,6 @@ fn last(backend: &Recording) -> Event {
         .unwrap()
         .as_ref()
         .clone()
-}
-
-#[test]
-fn auth_methods_names_every_credential_tried() {
-    let headers = |auth: Option<&str>| {
-        let mut h = HeaderMap::new();
-        if let Some(a) = auth {
-            h.insert(
-                http::header::AUTHORIZATION,
-                HeaderValue::from_str(a).unwrap(),
-            );
-        }
-        h
-    };
-    #[rustfmt::skip]
-    let cases = [
-        (None, "", false, "Authentication failed, no credentials provided"),
-        (Some("Bearer tok"), "", false, "Authentication failed, attempted: bearer"),
-        (Some("bearer tok"), "", true, "Authentication failed, attempted: bearer, x509"),
-        (Some("Basic dTpw"), "", false, "Authentication failed, attempted: basic"),
-        (Some("Basic !!"), "", false, "Authentication failed, no credentials provided"),
-        (Some("Bearer"), "access_token=t", false, "Authentication failed, attempted: access_token"),
-    ];
-    for (auth, query, x509, want) in cases {
-        let got = auth_methods(&headers(auth), &Query::parse(query), x509);
-        assert_eq!(got, want, "{auth:?} {query} {x509}");
-    }
 }
 
 #[tokio::test]
@@ -194,14 +168,22 @@ async fn guarded_panic_answers_kube_text_and_records_panic_stage() {
 }
 
 #[tokio::test]
-async fn failed_authentication_one_response_started_event() {
-    let (backend, audit) = context(Level::Metadata);
-    failed_authentication(audit, &HeaderMap::new(), &Query::default(), true).await;
-    assert_eq!(backend.stages(), [Stage::ResponseStarted]);
-    assert_eq!(
-        last(&backend).response_status,
-        Some(
-            serde_json::json!({"metadata": {}, "message": "Authentication failed, attempted: x509", "code": 401})
-        )
-    );
+async fn failed_early_one_response_started_event_with_the_status() {
+    for level in [Level::Metadata, Level::RequestResponse] {
+        let (backend, audit) = context(level);
+        let e = ApiError::Unauthorized;
+        failed_early(audit, &e).await;
+        assert_eq!(backend.stages(), [Stage::ResponseStarted]);
+        let event = last(&backend);
+        assert_eq!(
+            event.response_status,
+            Some(serde_json::json!({"metadata": {}, "status": "Failure",
+                "message": "Unauthorized", "reason": "Unauthorized", "code": 401}))
+        );
+        let object = event.response_object.map(|o| o.get().to_owned());
+        let want = (level == Level::RequestResponse).then(|| {
+            r#"{"apiVersion":"v1","code":401,"kind":"Status","message":"Unauthorized","metadata":{},"reason":"Unauthorized","status":"Failure"}"#.to_owned()
+        });
+        assert_eq!(object, want);
+    }
 }

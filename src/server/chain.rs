@@ -125,7 +125,7 @@ async fn stages(
                 if let Some(auditor) = &chain.audit {
                     let meta = audit_meta(&peer, &uri, &info, &headers, started);
                     let audit = auditor.begin(None, meta);
-                    audited::failed_early(audit, e.to_string(), e.code()).await;
+                    audited::failed_early(audit, &e).await;
                 }
                 return Reply::Error(e);
             }
@@ -140,8 +140,7 @@ async fn stages(
         Err(e) => {
             if let Some(auditor) = &chain.audit {
                 let audit = auditor.begin(None, audit_meta(&peer, &uri, &info, &headers, started));
-                audited::failed_authentication(audit, &headers, &query, !peer.certs.is_empty())
-                    .await;
+                audited::failed_early(audit, &e).await;
             }
             return Reply::Error(e);
         }

@@ -115,7 +115,7 @@ async fn audit_unauthenticated_one_response_started_event() {
     let req = client
         .get(d.server.url(CRONTABS))
         .header("X-Remote-User", "admin");
-    let (code, _) = send(req, &id).await;
+    let (code, body) = send(req, &id).await;
     assert_eq!(code, 401);
     // A later request's events mark that no more of the first one's are coming.
     let marker = new_id("marker");
@@ -133,10 +133,11 @@ async fn audit_unauthenticated_one_response_started_event() {
     );
     let e = &events[0];
     assert_eq!(e["stage"], "ResponseStarted");
-    assert_eq!(
-        e["responseStatus"],
-        json!({"metadata": {}, "message": "Authentication failed, attempted: x509", "code": 401})
-    );
+    let unauthorized = json!({"kind": "Status", "apiVersion": "v1", "metadata": {},
+        "status": "Failure", "message": "Unauthorized", "reason": "Unauthorized", "code": 401});
+    assert_eq!(e["responseStatus"], as_response_status(&unauthorized));
+    assert_eq!(e["responseObject"], unauthorized);
+    assert_eq!(body, unauthorized);
     assert_eq!(
         e["objectRef"],
         json!({"resource": "crontabs", "namespace": "default", "apiGroup": "stable.example.com", "apiVersion": "v1"})
@@ -153,7 +154,7 @@ async fn audit_impersonated_user_logged_after_request_received() {
             spec["resourceAttributes"]["verb"].as_str(),
         ) {
             (Some("bob"), Some("impersonate")) => Decision::allow(""),
-            (Some("alice"), Some("list")) => Decision::allow(""),
+            (Some("alice"), Some("list")) => Decision::allow("alice may list"),
             (Some("bob"), _) => Decision::deny("not bob himself"),
             _ => Decision::no_opinion(""),
         }
@@ -181,7 +182,11 @@ async fn audit_impersonated_user_logged_after_request_received() {
         json!({"username": "alice", "uid": "alice-uid", "groups": ["team", "system:authenticated"],
             "extra": {"scopes": ["view"]}})
     );
-    assert_eq!(events[1]["annotations"], allowed());
+    // The review's reason for allowing the impersonated user's request.
+    assert_eq!(
+        events[1]["annotations"],
+        json!({"authorization.k8s.io/decision": "allow", "authorization.k8s.io/reason": "alice may list"})
+    );
 
     // Refused impersonation: a 403 before authorization, no impersonated user.
     d.fake
