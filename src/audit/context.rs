@@ -180,7 +180,7 @@ impl Context {
             e.stage = stage;
             e.stage_timestamp = match stage {
                 Stage::RequestReceived => e.request_received_timestamp.clone(),
-                _ => request::micro_time(jiff::Timestamp::now()),
+                _ => super::event::time::stamp(jiff::Timestamp::now()),
             };
             Arc::new(e.clone())
         };

@@ -162,16 +162,11 @@ async fn request_received_stage_timestamp_is_the_received_time() {
     ctx.process_stage(Stage::RequestReceived).await;
     ctx.process_stage(Stage::ResponseComplete).await;
     let events = backend.events.lock().unwrap();
-    assert_eq!(events[0].stage_timestamp, "1970-01-01T00:00:00.000000Z");
-    assert_eq!(
-        events[0].request_received_timestamp,
-        "1970-01-01T00:00:00.000000Z"
-    );
-    assert_ne!(events[1].stage_timestamp, "1970-01-01T00:00:00.000000Z");
-    assert_eq!(
-        events[1].stage_timestamp.len(),
-        "1970-01-01T00:00:00.000000Z".len()
-    );
+    const EPOCH: &str = "1970-01-01T00:00:00.000000000Z";
+    assert_eq!(events[0].stage_timestamp, EPOCH);
+    assert_eq!(events[0].request_received_timestamp, EPOCH);
+    assert_ne!(events[1].stage_timestamp, EPOCH);
+    assert_eq!(events[1].stage_timestamp.len(), EPOCH.len());
 }
 
 #[tokio::test]

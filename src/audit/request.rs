@@ -1,14 +1,14 @@
 //! What an event records about a request, as kube's `audit/request.go` fills it: the
 //! request metadata (URI, verb, user, source IPs, user agent, object reference), objects
-//! encoded as JSON (managed fields left out on request), a Status answer as the response
-//! status, and `metav1.MicroTime` timestamps.
+//! encoded as JSON (managed fields left out on request), and a Status answer as the
+//! response status.
 
 use std::net::IpAddr;
 
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::event::{Event, Level, ObjectReference, Stage, UserInfo};
+use super::event::{Event, Level, ObjectReference, Stage, UserInfo, time};
 use crate::request::info::RequestInfo;
 
 /// kube's `maxUserAgentLength` and the suffix a longer agent is cut to.
@@ -39,7 +39,7 @@ pub fn metadata_event(meta: RequestMeta<'_>) -> Event {
         subresource: info.subresource.as_str().to_owned(),
         ..ObjectReference::default()
     });
-    let received = micro_time(meta.received);
+    let received = time::stamp(meta.received);
     Event {
         kind: "Event".into(),
         api_version: "audit.k8s.io/v1".into(),
@@ -109,11 +109,6 @@ fn parse_ip(text: &str) -> Option<IpAddr> {
         .parse::<IpAddr>()
         .ok()
         .map(|ip| ip.to_canonical())
-}
-
-/// `metav1.MicroTime` as JSON writes it: RFC 3339 in UTC, six fractional digits.
-pub fn micro_time(at: jiff::Timestamp) -> String {
-    at.strftime("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
 }
 
 /// `object` as JSON (keys sorted, as Go encodes an unstructured object), without its
