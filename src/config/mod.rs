@@ -2,6 +2,7 @@
 //! ([`ServeFlags`]), validated into a [`validate::Config`] with every problem reported at once.
 
 pub mod admission;
+pub mod audit;
 pub mod auth;
 pub mod ciphers;
 pub mod migrate;
@@ -126,6 +127,8 @@ pub struct ServeFlags {
     pub auth: auth::AuthFlags,
     #[command(flatten)]
     pub admission: admission::AdmissionFlags,
+    #[command(flatten)]
+    pub audit: audit::AuditFlags,
     /// Log format.
     #[arg(long = "log-format", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,

@@ -8,6 +8,7 @@ use std::time::Duration;
 use super::ServeFlags;
 use super::admission::AdmissionSettings;
 use super::transport::Transport;
+use crate::audit::backend::AuditSettings;
 use crate::storage::etcd::EtcdConfig;
 
 /// Where the serving certificate comes from.
@@ -38,6 +39,8 @@ pub struct Config {
     /// The webhook transports' settings (`--admission-control-config-file`,
     /// `--admission-webhook-service-address`, the answer bound).
     pub admission: AdmissionSettings,
+    /// The `--audit-*` flags: the policy file and the backends.
+    pub audit: AuditSettings,
 }
 
 /// Every problem of a command line, one `--flag: problem` per line.
@@ -56,12 +59,13 @@ impl ServeFlags {
         let store = problems.store(&self);
         let transport = problems.transport(&self.transport);
         let admission = problems.admission(&self.admission, self.max_object_size);
+        let audit = problems.audit(&self.audit);
         problems.check_files(&self);
         problems.check_durations(&self);
         problems.check_limits(&self);
         problems.check_always_allow_paths(&self.auth.authorization_always_allow_paths);
-        match (serving, store, transport, admission) {
-            (Some(serving), Some(store), Some(transport), Some(admission))
+        match (serving, store, transport, admission, audit) {
+            (Some(serving), Some(store), Some(transport), Some(admission), Some(audit))
                 if problems.0.is_empty() =>
             {
                 Ok(Config {
@@ -70,6 +74,7 @@ impl ServeFlags {
                     store,
                     transport,
                     admission,
+                    audit,
                 })
             }
             _ => Err(ConfigErrors {
