@@ -51,8 +51,8 @@ pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
     let representation = accept(call)?;
     let options = WriteOptions::from_query(&call.query, "UpdateOptions")?;
     let body = decode_scale(&call.body, body_format(call.header("content-type"))?)?;
-    call.audit.log_request_object(&body);
     let scale = view::decode_body(&body)?;
+    call.audit.log_request_object(&scale);
     let manager = manager_name(call, &options);
     let write = ScaleWrite::Update { scale, manager };
     write_scale(state, call, ctx, &options, write, representation).await
