@@ -386,7 +386,9 @@ scenario_tests! {
     legacy_format
     no_policy
     webhook_admission
+    webhook_admission_metadata
     validating_policy
+    validating_policy_metadata
     webhook_batch
     webhook_blocking
     webhook_blocking_strict

@@ -81,6 +81,7 @@ def policy(rules, omit_stages=None, omit_managed_fields=None):
 
 
 EVERYTHING = policy([{'level': 'RequestResponse'}])
+METADATA = policy([{'level': 'Metadata'}])
 
 
 def every_verb():
@@ -164,6 +165,7 @@ def by_rule():
         post(crontab('system'), base=CT_SYSTEM),
         get('/healthz'),
         get('/healthz/ping'),
+        get(f'{CT}/missing'),
         delete(f'{CT}/quiet'),
     ]
 
@@ -239,7 +241,9 @@ def scenarios():
         ('legacy_format', EVERYTHING, ['--audit-log-format', 'legacy'], [], legacy()),
         ('no_policy', None, [], [], no_policy()),
         ('webhook_admission', EVERYTHING, [], WEBHOOKS, webhook_admission()),
+        ('webhook_admission_metadata', METADATA, [], WEBHOOKS, webhook_admission()),
         ('validating_policy', EVERYTHING, [], POLICIES, validating_policy()),
+        ('validating_policy_metadata', METADATA, [], POLICIES, validating_policy()),
         ('webhook_batch', EVERYTHING, WEBHOOK_FLAGS + ['--audit-webhook-batch-max-wait', '1s'], [], webhook_backend()),
         ('webhook_blocking', EVERYTHING, WEBHOOK_FLAGS + ['--audit-webhook-mode', 'blocking'], [], webhook_backend()),
         ('webhook_blocking_strict', EVERYTHING, WEBHOOK_FLAGS + ['--audit-webhook-mode', 'blocking-strict'], [],

@@ -2,7 +2,8 @@
 //! once the parts that must differ are masked: the auditID (unless the client chose it), the
 //! timestamps (checked for kube's MicroTime form and their order first), objects' uids,
 //! resourceVersions, creationTimestamps and managedFields times, the requester's name (the
-//! reference's certificate user `admin`, our dev `dev-admin`) and certificate digest. Field order
+//! reference's certificate user `admin`, our dev `dev-admin`) and certificate digest, and the
+//! latency annotations of slow requests. Field order
 //! is compared too: kube writes Go's struct order, for the event and its `user`, `objectRef` and
 //! `responseStatus`.
 
@@ -139,8 +140,18 @@ fn masked(mut event: Value, client_chose_id: bool, diffs: &mut Vec<String>) -> V
             mask_metadata(object);
         }
     }
+    if let Some(Value::Object(annotations)) = event.get_mut("annotations") {
+        annotations.retain(|k, _| !k.starts_with(LATENCY));
+        if annotations.is_empty() {
+            event.as_object_mut().map(|e| e.remove("annotations"));
+        }
+    }
     event
 }
+
+/// kube's latency annotations, written only when a request took over 500 ms: timing, not
+/// behaviour.
+const LATENCY: &str = "apiserver.latency.k8s.io/";
 
 /// Each difference between our event lines and the recorded ones of one request; their
 /// fields' order too when `ordered` (the lines are as written, not re-encoded).
