@@ -4,7 +4,7 @@ tests/fixtures/tracing/spans.json: an OTLP/gRPC receiver of its own (grpcio + op
 `pip install grpcio opentelemetry-proto`) on a free port, the reference started with
 `--tracing-config-file` (samplingRatePerMillion 1000000), a mutating webhook of its own that records
 the `traceparent` header it is called with, and a few requests (with and without a W3C
-`traceparent`). Per request: its spans as trees (name, kind, attributes, events, status, children;
+`traceparent`). Per request (the PUT sends the object as read just before it: `fill_current`): its spans as trees (name, kind, attributes, events, status, children;
 ids replaced by their role: the client's trace/span id or `<generated>`), the resource attributes,
 and the traceparent the webhook saw.
     PEERS_ROOT=$HOME/peers python3 hack/audit-oracle/tracing.py
@@ -173,7 +173,7 @@ def main():
                 headers['Content-Type'] = 'application/json'
             before = len(webhook.seen)
             code, audit_id, _, _ = ref.send(method, path, text, headers)
-            sent.append((name, method, path, headers, code, webhook.seen[before:]))
+            sent.append((name, method, path, headers, code, webhook.seen[before:], text))
             print(name, code, file=sys.stderr)
         deadline = time.monotonic() + EXPORT_WITHIN
         while time.monotonic() < deadline:
@@ -187,17 +187,18 @@ def main():
         with receiver.lock:
             spans = list(receiver.spans)
             resources = list(receiver.resources)
-        client_traces = {h['traceparent'].split('-')[1] for _, _, _, h, _, _ in sent if 'traceparent' in h}
+        client_traces = {h['traceparent'].split('-')[1] for _, _, _, h, _, _, _ in sent if 'traceparent' in h}
         untraced = set()
         for _, s in spans:
             attrs = {kv.key: value(kv.value) for kv in s.attributes}
             ours = scenario.USER_AGENT in (attrs.get('user_agent.original'), attrs.get('http.user_agent'))
             if ours and hexid(s.trace_id) not in client_traces:
                 untraced.add(hexid(s.trace_id))
-        for name, method, path, headers, code, calls in sent:
+        for name, method, path, headers, code, calls, text in sent:
             tp = headers.get('traceparent')
             trace_ids = [tp.split('-')[1]] if tp else sorted(untraced)
             out['steps'].append({'name': name, 'method': method, 'path': path, 'headers': headers, 'code': code,
+                                 'body_text': text if method == 'POST' else None, 'fill_current': method == 'PUT',
                                  'webhook_calls': calls,
                                  'traces': [{'trace_id': '<client>' if tp else '<generated>',
                                              'spans': trees(spans, t, PARENT_ID)} for t in trace_ids]})
