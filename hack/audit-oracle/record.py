@@ -24,7 +24,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 import scenario  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
-FIX = os.path.join(ROOT, 'tests', 'fixtures', 'audit')
+# AUDIT_FIXTURES: another directory to record into (e.g. to compare two recordings).
+FIX = os.environ.get('AUDIT_FIXTURES', os.path.join(ROOT, 'tests', 'fixtures', 'audit'))
 CRD_FILE = os.path.join(ROOT, 'tests', 'fixtures', 'admission', 'crontabs.yaml')
 REFERENCE = os.environ.get('REFERENCE_DIR', os.path.join(ROOT, '..', 'shared', 'reference'))
 PEERS = os.environ.get('PEERS_ROOT') or sys.exit('set PEERS_ROOT (../shared/reference/README.md)')

@@ -83,6 +83,24 @@ fn is_micro_time(text: &str) -> bool {
         && b[26] == b'Z'
 }
 
+/// Go's `time.RFC3339Nano` in UTC: `2026-12-07T14:14:38.02603658Z`, trailing zeros of the
+/// fraction trimmed (the whole fraction when zero).
+fn is_rfc3339_nano(text: &str) -> bool {
+    let Some(seconds) = text.get(..19) else {
+        return false;
+    };
+    let fraction = text[19..].strip_suffix('Z').unwrap_or("?");
+    let fraction_ok = match fraction.strip_prefix('.') {
+        Some(digits) => {
+            (1..=9).contains(&digits.len())
+                && digits.bytes().all(|b| b.is_ascii_digit())
+                && !digits.ends_with('0')
+        }
+        None => fraction.is_empty(),
+    };
+    is_micro_time(&format!("{seconds}.000000Z")) && fraction_ok
+}
+
 /// Checks an event's timestamps (form and order) and replaces them.
 fn mask_times(event: &mut Value, diffs: &mut Vec<String>) {
     let received = event["requestReceivedTimestamp"]
@@ -205,7 +223,7 @@ pub fn differences(
 }
 
 /// Each difference between our legacy-format lines and the recorded ones: the leading
-/// timestamp (RFC 3339 with nanoseconds), the id (unless the client chose it) and the
+/// timestamp (checked for Go's RFC3339Nano form), the id (unless the client chose it) and the
 /// certificate user's name are masked.
 pub fn legacy_differences(
     ours: &[String],
@@ -214,7 +232,7 @@ pub fn legacy_differences(
 ) -> Vec<String> {
     let mask = |line: &str| -> String {
         let (time, rest) = line.split_once(' ').unwrap_or(("", line));
-        let time_ok = time.len() == 30 && time.ends_with('Z') && time.as_bytes()[19] == b'.';
+        let time_ok = is_rfc3339_nano(time);
         let mut rest = rest.to_string();
         if let (false, Some(start)) = (client_chose_id, rest.find("id=\"")) {
             let end = rest[start + 4..]
@@ -247,6 +265,11 @@ fn micro_time_form_is_checked() {
     assert!(!is_micro_time("2026-12-07T13:49:21.156Z"));
     assert!(!is_micro_time("2026-12-07T13:49:21.156182000Z"));
     assert!(!is_micro_time("2026-12-07 13:49:21.156182Z"));
+    assert!(is_rfc3339_nano("2026-12-07T14:14:38.02603658Z"));
+    assert!(is_rfc3339_nano("2026-12-07T14:14:38.767367347Z"));
+    assert!(is_rfc3339_nano("2026-12-07T14:14:38Z"));
+    assert!(!is_rfc3339_nano("2026-12-07T14:14:38.026036580Z"));
+    assert!(!is_rfc3339_nano("2026-12-07T14:14:38.0260365801Z"));
 }
 
 #[test]
