@@ -260,7 +260,9 @@ fn audit_flags(scenario: &Value, dir: &Path, receiver: Option<&AuditReceiver>) -
     for flag in scenario["flags"].as_array().unwrap() {
         let flag = flag.as_str().unwrap();
         match (flag, receiver) {
-            ("$AUDIT_WEBHOOK", Some(r)) => flags.push(r.kubeconfig(dir).display().to_string()),
+            ("$AUDIT_WEBHOOK" | "$AUDIT_WEBHOOK_CLOSING", Some(r)) => {
+                flags.push(r.kubeconfig(dir).display().to_string())
+            }
             _ => flags.push(flag.to_string()),
         }
     }
@@ -273,12 +275,10 @@ async fn replay(name: &str) -> Vec<String> {
     let scenario = &scenarios[name];
     let webhook = StubWebhook::start();
     let fake = host(scenario, &webhook);
-    let uses_webhook = scenario["flags"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|f| f == "$AUDIT_WEBHOOK");
-    let receiver = uses_webhook.then(AuditReceiver::start);
+    let flags = scenario["flags"].as_array().unwrap();
+    let closing = flags.iter().any(|f| f == "$AUDIT_WEBHOOK_CLOSING");
+    let uses_webhook = closing || flags.iter().any(|f| f == "$AUDIT_WEBHOOK");
+    let receiver = uses_webhook.then(|| AuditReceiver::start(closing));
     let dir = tempfile::tempdir().unwrap();
     let flags = audit_flags(scenario, dir.path(), receiver.as_ref());
     let kubeconfig = fake.kubeconfig().display().to_string();
@@ -392,5 +392,6 @@ scenario_tests! {
     webhook_batch
     webhook_blocking
     webhook_blocking_strict
+    webhook_closing_blocking
     webhook_truncate
 }

@@ -1,5 +1,6 @@
 //! The audit webhook backend's receiving end: an HTTPS server (tests/common/webhook.rs)
-//! answering `{}` to every POST at `/audit/events`, and how what it received differs from
+//! answering `{}` to every POST at `/audit/events` (or, as a failing backend, closing the
+//! connection without an answer: the reference tries each event 5 times), and how what it received differs from
 //! what the reference's webhook backend POSTed (tests/fixtures/audit/webhook.json): path and
 //! query, bearer token, the EventList's envelope, each request's events (compared as the log's
 //! are, events.rs), and one event per POST in the blocking modes.
@@ -24,9 +25,13 @@ pub struct AuditReceiver {
 }
 
 impl AuditReceiver {
-    pub fn start() -> AuditReceiver {
+    pub fn start(closing: bool) -> AuditReceiver {
         let hook = Webhook::start_http1(&[]);
-        hook.on(PATH, Behaviour::Garbage("{}".into()));
+        let behaviour = match closing {
+            true => Behaviour::Close,
+            false => Behaviour::Garbage("{}".into()),
+        };
+        hook.on(PATH, behaviour);
         AuditReceiver { hook }
     }
 
@@ -51,13 +56,6 @@ fn items(post: &Value) -> Vec<Value> {
     post["items"].as_array().cloned().unwrap_or_default()
 }
 
-fn completed(posts: &[Review], id: &str) -> bool {
-    posts
-        .iter()
-        .flat_map(|p| items(&p.body))
-        .any(|e| e["auditID"] == json!(id) && e["stage"] == json!("ResponseComplete"))
-}
-
 /// The events of `id` in `posts`, as JSON text, in the order sent.
 fn events_of(posts: &[Value], id: &str) -> Vec<String> {
     let all = posts.iter().flat_map(items);
@@ -77,12 +75,21 @@ pub async fn differences(
         serde_json::from_str(&std::fs::read_to_string(crate::fixture("webhook.json")).unwrap())
             .unwrap();
     let recorded: Vec<Value> = recorded[scenario].as_array().unwrap().clone();
-    let ours_ids: Vec<&str> = ids.iter().filter_map(|(_, id)| id.as_deref()).collect();
+    let recorded_bodies: Vec<Value> = recorded
+        .iter()
+        .map(|p| serde_json::from_str(p["body"].as_str().unwrap()).unwrap())
+        .collect();
+    // Delivered: as many copies of each request's events as the reference sent (retries too).
+    let delivered = |posts: &[Review]| {
+        let bodies: Vec<Value> = posts.iter().map(|p| p.body.clone()).collect();
+        ids.iter().all(|(step, id)| {
+            let want = events_of(&recorded_bodies, step["audit_id"].as_str().unwrap()).len();
+            id.as_deref()
+                .is_some_and(|id| events_of(&bodies, id).len() >= want)
+        })
+    };
     let deadline = tokio::time::Instant::now() + DELIVERED_WITHIN;
-    while !ours_ids.iter().all(|id| completed(&receiver.posts(), id)) {
-        if tokio::time::Instant::now() > deadline {
-            break;
-        }
+    while !delivered(&receiver.posts()) && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let posts = receiver.posts();
@@ -113,10 +120,6 @@ pub async fn differences(
             "events per POST {sizes:?}, the reference POSTs one at a time"
         ));
     }
-    let recorded_bodies: Vec<Value> = recorded
-        .iter()
-        .map(|p| serde_json::from_str(p["body"].as_str().unwrap()).unwrap())
-        .collect();
     let our_bodies: Vec<Value> = posts.iter().map(|p| p.body.clone()).collect();
     for (step, id) in ids {
         let label = format!("[webhook, step {}]", step["index"]);
