@@ -373,6 +373,15 @@ macro_rules! scenario_tests {
             assert!(untested.is_empty(), "recorded scenarios without a test: {untested:?}");
             for scenario in tested {
                 assert!(!steps(scenario).is_empty(), "{scenario} has no recorded steps");
+                // Our log's lines are told apart by audit ID: a client's must not repeat.
+                let mut chosen: Vec<&str> = Vec::new();
+                let steps = steps(scenario);
+                for step in &steps {
+                    if let Some(id) = step["headers"]["Audit-ID"].as_str() {
+                        assert!(!chosen.contains(&id), "{scenario}: Audit-ID {id} sent twice");
+                        chosen.push(id);
+                    }
+                }
             }
         }
     };

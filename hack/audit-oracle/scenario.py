@@ -133,7 +133,7 @@ def headers():
         get(CT, headers={'X-Forwarded-For': '10.0.0.1, 10.0.0.2', 'X-Real-Ip': '10.0.0.3'}),
         get(CT, headers={'X-Real-Ip': '10.0.0.3'}),
         get(CT, headers={'Audit-ID': 'client-chosen-audit-id'}),
-        get(CT, headers={'Audit-ID': 'client-chosen-audit-id', 'X-Forwarded-For': 'not-an-ip, 10.0.0.9'}),
+        get(CT, headers={'Audit-ID': 'another-client-audit-id', 'X-Forwarded-For': 'not-an-ip, 10.0.0.9'}),
     ]
 
 
