@@ -87,13 +87,13 @@ fn masked(tree: &Value, audit_id: Option<&str>) -> Vec<Value> {
     vec![tree]
 }
 
-/// An event's volatile attributes: a written size (the body holds our resourceVersion) and
+/// An event's volatile attributes: a size read or written (bodies hold resourceVersions) and
 /// Go's type name of the response writer (its presence is compared, not the Go type).
 fn mask_event(event: &mut Value) {
     if let Some(attributes) = event["attributes"].as_object_mut() {
         for (key, value) in attributes.iter_mut() {
             match key.as_str() {
-                "size" => *value = json!("<size>"),
+                "size" | "len" => *value = json!("<size>"),
                 "writer" => *value = json!("<response writer>"),
                 _ => {}
             }
