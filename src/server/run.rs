@@ -282,6 +282,8 @@ pub async fn run(
     tokio::spawn(serving_files.run());
     let cache_metrics = CacheMetrics::register(&mut metrics);
     let admission_metrics = AdmissionMetrics::register(&mut metrics);
+    // kube registers them at init whatever the configuration; series appear with a provider.
+    crate::storage::encryption::kms::register_metrics(&mut metrics);
     let metrics = Arc::new(metrics);
     let (authenticator, authorizer) = authenticator(flags, &metrics).await?;
     let authorizer = Arc::new(authorizer);
