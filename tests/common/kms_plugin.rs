@@ -105,11 +105,11 @@ impl KmsPlugin {
         }
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
+            let _ = std::fs::remove_file(&self.socket);
         }
-        let _ = std::fs::remove_file(&self.socket);
     }
 
-    /// Answers again on the same socket with the same keys (after [`KmsPlugin::stop`]).
+    /// Answers again on the same socket with the same keys and counts.
     pub fn restart(mut self) -> KmsPlugin {
         self.stop();
         let state = self.state.clone();
