@@ -71,6 +71,8 @@ impl Service for Fake {
     fn decrypt(&self, request: DecryptRequest) -> BoxFuture<'_, Result<Vec<u8>, String>> {
         Box::pin(async move {
             self.decrypts.fetch_add(1, Ordering::SeqCst);
+            // Lets concurrent reads of the same DEK source meet here.
+            tokio::task::yield_now().await;
             self.fail()?;
             let prefix = format!("{}|", request.key_id);
             request
