@@ -24,7 +24,8 @@
 //! create and GET cells against an earlier build, `BENCH_BASELINE_BIN` (`baseline.rs`);
 //! `webhook-idle`, `webhook` and `webhook-reference` (only when picked) measure webhook
 //! admission (`webhook*.rs`); `policy` and `policy-reference` admission policies
-//! (`policy*.rs`); `conversion` webhook conversion (`conversion.rs`). Creates, GETs and the stored
+//! (`policy*.rs`); `conversion` webhook conversion (`conversion.rs`); `encryption` creates
+//! and cached GETs with aesgcm encryption at rest against none (`encryption.rs`). Creates, GETs and the stored
 //! collection's creates go over h2, as kubectl's do; `BENCH_HTTP1=1` makes them HTTP/1.1.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a harness fails loudly
@@ -39,6 +40,8 @@ mod conversion;
 mod cpu;
 #[path = "throughput/crud.rs"]
 mod crud;
+#[path = "throughput/encryption.rs"]
+mod encryption;
 #[path = "../tests/common/etcd.rs"]
 mod etcd;
 #[path = "../tests/common/fake_kube.rs"]
@@ -128,10 +131,13 @@ pub struct Sections {
     /// Webhook conversion (issue 32), only when picked: LIST and watch fan-out of the
     /// non-storage version through a converter, against the storage version.
     pub conversion: bool,
+    /// Encryption at rest (issue 33), only when picked: creates and cached GETs with
+    /// aesgcm against none.
+    pub encryption: bool,
 }
 
 impl Sections {
-    const NAMES: [&str; 14] = [
+    const NAMES: [&str; 15] = [
         "crud",
         "fields",
         "list",
@@ -146,6 +152,7 @@ impl Sections {
         "policy",
         "policy-reference",
         "conversion",
+        "encryption",
     ];
 
     fn from_env() -> Sections {
@@ -178,6 +185,7 @@ impl Sections {
             policy: picked.contains(&"policy"),
             policy_reference: picked.contains(&"policy-reference"),
             conversion: picked.contains(&"conversion"),
+            encryption: picked.contains(&"encryption"),
         }
     }
 }
@@ -306,6 +314,9 @@ fn main() {
         }
         if sections.conversion {
             conversion::run().await;
+        }
+        if sections.encryption {
+            encryption::run().await;
         }
         if sections.reference {
             let (rows, goals) = reference::run().await;

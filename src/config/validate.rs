@@ -8,6 +8,7 @@ use std::time::Duration;
 use super::ServeFlags;
 use super::admission::AdmissionSettings;
 use super::transport::Transport;
+use crate::storage::encryption::config::EncryptionConfiguration;
 use crate::storage::etcd::EtcdConfig;
 
 /// Where the serving certificate comes from.
@@ -38,6 +39,8 @@ pub struct Config {
     /// The webhook transports' settings (`--admission-control-config-file`,
     /// `--admission-webhook-service-address`, the answer bound).
     pub admission: AdmissionSettings,
+    /// `--encryption-provider-config`, read and checked (`None` without the flag).
+    pub encryption: Option<EncryptionConfiguration>,
 }
 
 /// Every problem of a command line, one `--flag: problem` per line.
@@ -56,12 +59,13 @@ impl ServeFlags {
         let store = problems.store(&self);
         let transport = problems.transport(&self.transport);
         let admission = problems.admission(&self.admission, self.max_object_size);
+        let encryption = problems.encryption(&self.encryption);
         problems.check_files(&self);
         problems.check_durations(&self);
         problems.check_limits(&self);
         problems.check_always_allow_paths(&self.auth.authorization_always_allow_paths);
-        match (serving, store, transport, admission) {
-            (Some(serving), Some(store), Some(transport), Some(admission))
+        match (serving, store, transport, admission, encryption) {
+            (Some(serving), Some(store), Some(transport), Some(admission), Some(encryption))
                 if problems.0.is_empty() =>
             {
                 Ok(Config {
@@ -70,6 +74,7 @@ impl ServeFlags {
                     store,
                     transport,
                     admission,
+                    encryption,
                 })
             }
             _ => Err(ConfigErrors {

@@ -38,6 +38,9 @@ use crate::server::{accept, pki, shutdown, tls};
 use crate::storage::Store;
 use crate::storage::cache::{CacheMetrics, CachedStore};
 use crate::storage::embedded::EmbeddedStore;
+use crate::storage::encryption::metrics::TransformationMetrics;
+use crate::storage::encryption::resources::Plan;
+use crate::storage::encryption::store::EncryptingStore;
 use crate::storage::etcd::EtcdStore;
 use crate::storage::key::KeyLayout;
 use crate::webhook::{Settings as TransportSettings, Transport as WebhookTransport};
@@ -59,6 +62,8 @@ pub enum StartError {
     Unmigrated(String),
     #[error("opening the store: {0}")]
     Store(#[from] crate::storage::StorageError),
+    #[error("--encryption-provider-config: {0}")]
+    Encryption(String),
     #[error("listening on {addr}: {source}")]
     Listen {
         addr: String,
@@ -113,6 +118,40 @@ async fn open_store(choice: &StoreChoice) -> Result<Arc<dyn Store>, StartError> 
         StoreChoice::Etcd(config) => EtcdStore::connect(config.clone()).await?,
     };
     Ok(store)
+}
+
+/// `direct` with the resources `--encryption-provider-config` names encrypted at rest
+/// (kube's transformers, below the watch cache); `direct` itself without the flag or
+/// when it names none of the served resources.
+async fn encrypting(
+    config: &Config,
+    catalog: &Catalog,
+    keys: &KeyLayout,
+    direct: Arc<dyn Store>,
+    metrics: TransformationMetrics,
+) -> Result<Arc<dyn Store>, StartError> {
+    let Some(encryption) = &config.encryption else {
+        return Ok(direct);
+    };
+    let plan = Plan::new(encryption).map_err(StartError::Encryption)?;
+    let made = plan
+        .connect(metrics)
+        .await
+        .map_err(StartError::Encryption)?;
+    let resources: Vec<_> = catalog
+        .resources()
+        .iter()
+        .filter_map(|r| {
+            let providers = made.for_resource(&r.group, &r.plural)?;
+            Some((keys.resource_prefix(&r.group, &r.plural), providers))
+        })
+        .collect();
+    let names: Vec<_> = resources.iter().map(|(prefix, _)| prefix.clone()).collect();
+    tracing::info!(resources = ?names, "encryption at rest");
+    if resources.is_empty() {
+        return Ok(direct);
+    }
+    Ok(Arc::new(EncryptingStore::new(direct, resources)))
 }
 
 /// The watch cache over `direct` for every served resource (unless disabled); logs when
@@ -281,6 +320,7 @@ pub async fn run(
     let (acceptor, serving_files) = acceptor(&config.serving, &config.transport)?;
     tokio::spawn(serving_files.run());
     let cache_metrics = CacheMetrics::register(&mut metrics);
+    let transformation_metrics = TransformationMetrics::register(&mut metrics);
     let admission_metrics = AdmissionMetrics::register(&mut metrics);
     // kube registers them at init whatever the configuration; series appear with a provider.
     crate::storage::encryption::kms::register_metrics(&mut metrics);
@@ -288,8 +328,9 @@ pub async fn run(
     let (authenticator, authorizer) = authenticator(flags, &metrics).await?;
     let authorizer = Arc::new(authorizer);
     let direct = open_store(&config.store).await?;
-    let (store, cache) = watch_cache(&catalog, flags, direct, cache_metrics);
     let keys = KeyLayout::new(&flags.etcd_prefix);
+    let direct = encrypting(&config, &catalog, &keys, direct, transformation_metrics).await?;
+    let (store, cache) = watch_cache(&catalog, flags, direct, cache_metrics);
     let sources = crate::server::stored::Sources {
         catalog: catalog.clone(),
         cache: cache.clone(),
