@@ -71,6 +71,10 @@ pub struct AppState {
     /// The watch cache `store` is, when enabled (its readiness is a `/readyz` check).
     pub cache: Option<Arc<crate::storage::cache::CachedStore>>,
     pub keys: KeyLayout,
+    /// Whether values pass through encryption at rest: their staleness (kube's `stale`)
+    /// can then change without a write (a KMS plugin's new key ID), so a no-op update is
+    /// confirmed on a read below the watch cache.
+    pub encrypted: bool,
     /// The chain's authorizer, for the writes that authorize a second verb.
     pub authorizer: Arc<dyn Authorize>,
     pub metrics: Arc<Metrics>,

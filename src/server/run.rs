@@ -135,9 +135,9 @@ async fn encrypting(
     keys: &KeyLayout,
     direct: Arc<dyn Store>,
     metrics: TransformationMetrics,
-) -> Result<Arc<dyn Store>, StartError> {
+) -> Result<(Arc<dyn Store>, bool), StartError> {
     let Some(encryption) = &config.encryption else {
-        return Ok(direct);
+        return Ok((direct, false));
     };
     let plan = Plan::new(encryption).map_err(StartError::Encryption)?;
     let made = plan
@@ -155,9 +155,9 @@ async fn encrypting(
     let names: Vec<_> = resources.iter().map(|(prefix, _)| prefix.clone()).collect();
     tracing::info!(resources = ?names, "encryption at rest");
     if resources.is_empty() {
-        return Ok(direct);
+        return Ok((direct, false));
     }
-    Ok(Arc::new(EncryptingStore::new(direct, resources)))
+    Ok((Arc::new(EncryptingStore::new(direct, resources)), true))
 }
 
 /// The watch cache over `direct` for every served resource (unless disabled); logs when
@@ -339,7 +339,8 @@ pub async fn run(
     let authorizer = Arc::new(authorizer);
     let direct = open_store(&config.store).await?;
     let keys = KeyLayout::new(&flags.etcd_prefix);
-    let direct = encrypting(&config, &catalog, &keys, direct, transformation_metrics).await?;
+    let (direct, encrypted) =
+        encrypting(&config, &catalog, &keys, direct, transformation_metrics).await?;
     let (store, cache) = watch_cache(&catalog, flags, direct, cache_metrics);
     let sources = crate::server::stored::Sources {
         catalog: catalog.clone(),
@@ -365,6 +366,7 @@ pub async fn run(
         store: store.clone(),
         cache,
         keys,
+        encrypted,
         authorizer: authorizer.clone(),
         metrics,
         lifecycle: Lifecycle::default(),

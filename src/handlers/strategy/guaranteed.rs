@@ -168,7 +168,7 @@ impl<'a> Attempts<'a> {
                 // object whose defaults were only applied on read persists them, and an
                 // object stored at another version is written (a migration), and so is
                 // one read with an encryption key writes no longer use (kube's `stale`).
-                if self.unchanged(&bytes) {
+                if self.unchanged(&bytes) && !self.stale_below_cache().await {
                     return Ok(written(std::mem::take(&mut self.current)));
                 }
                 check_size(state, bytes.len())?;
@@ -202,6 +202,20 @@ impl<'a> Attempts<'a> {
     /// Whether storing `bytes` would change nothing: the same bytes, not stale.
     fn unchanged(&self, bytes: &[u8]) -> bool {
         !self.kv.stale && bytes == self.kv.value
+    }
+
+    /// kube judges a no-op on a value read from etcd, whose staleness is current. The
+    /// watch cache keeps the staleness a value had when the cache read it, and a KMS
+    /// plugin's key ID can change since: with encryption, a no-op is confirmed below the
+    /// cache (a value changed meanwhile is written too, and its compare-and-swap fails).
+    async fn stale_below_cache(&self) -> bool {
+        let (true, Some(cache)) = (self.state.encrypted, &self.state.cache) else {
+            return false;
+        };
+        match cache.uncached().get(&self.key).await {
+            Ok(Some(kv)) => kv.stale || kv.mod_revision != self.kv.mod_revision,
+            _ => false,
+        }
     }
 
     /// Another attempt on `kv`, read consistently; 409 when the attempts are used up.

@@ -72,6 +72,12 @@ impl CachedStore {
         })
     }
 
+    /// The store below the cache (reads there see what is stored now, e.g. a value's
+    /// current staleness under encryption).
+    pub fn uncached(&self) -> &Arc<dyn Store> {
+        &self.inner
+    }
+
     /// Whether every cache has listed and follows the store.
     pub fn ready(&self) -> bool {
         self.cachers.values().all(|c| c.ready())
