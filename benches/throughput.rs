@@ -24,12 +24,15 @@
 //! create and GET cells against an earlier build, `BENCH_BASELINE_BIN` (`baseline.rs`);
 //! `webhook-idle`, `webhook` and `webhook-reference` (only when picked) measure webhook
 //! admission (`webhook*.rs`); `policy` and `policy-reference` admission policies
-//! (`policy*.rs`); `conversion` webhook conversion (`conversion.rs`); `encryption` creates
+//! (`policy*.rs`); `conversion` webhook conversion (`conversion.rs`); `audit` the audit
+//! log at Metadata and RequestResponse against no policy (`audit.rs`); `encryption` creates
 //! and cached GETs with aesgcm encryption at rest against none (`encryption.rs`). Creates, GETs and the stored
 //! collection's creates go over h2, as kubectl's do; `BENCH_HTTP1=1` makes them HTTP/1.1.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a harness fails loudly
 
+#[path = "throughput/audit.rs"]
+mod audit;
 #[path = "throughput/baseline.rs"]
 mod baseline;
 #[path = "../tests/common/mod.rs"]
@@ -131,13 +134,16 @@ pub struct Sections {
     /// Webhook conversion (issue 32), only when picked: LIST and watch fan-out of the
     /// non-storage version through a converter, against the storage version.
     pub conversion: bool,
+    /// Auditing to a log file (issue 33), only when picked: Metadata and RequestResponse
+    /// policies against none.
+    pub audit: bool,
     /// Encryption at rest (issue 33), only when picked: creates and cached GETs with
     /// aesgcm against none.
     pub encryption: bool,
 }
 
 impl Sections {
-    const NAMES: [&str; 15] = [
+    const NAMES: [&str; 16] = [
         "crud",
         "fields",
         "list",
@@ -152,6 +158,7 @@ impl Sections {
         "policy",
         "policy-reference",
         "conversion",
+        "audit",
         "encryption",
     ];
 
@@ -185,6 +192,7 @@ impl Sections {
             policy: picked.contains(&"policy"),
             policy_reference: picked.contains(&"policy-reference"),
             conversion: picked.contains(&"conversion"),
+            audit: picked.contains(&"audit"),
             encryption: picked.contains(&"encryption"),
         }
     }
@@ -314,6 +322,9 @@ fn main() {
         }
         if sections.conversion {
             conversion::run().await;
+        }
+        if sections.audit {
+            audit::run().await;
         }
         if sections.encryption {
             encryption::run().await;

@@ -2,6 +2,7 @@
 //! ([`ServeFlags`]), validated into a [`validate::Config`] with every problem reported at once.
 
 pub mod admission;
+pub mod audit;
 pub mod auth;
 pub mod ciphers;
 pub mod encryption;
@@ -127,6 +128,8 @@ pub struct ServeFlags {
     pub auth: auth::AuthFlags,
     #[command(flatten)]
     pub admission: admission::AdmissionFlags,
+    #[command(flatten)]
+    pub audit: audit::AuditFlags,
     #[command(flatten)]
     pub encryption: encryption::EncryptionFlags,
     /// Log format.

@@ -10,6 +10,8 @@ use bytes::Bytes;
 use http::{HeaderMap, Method};
 use tracing::Instrument;
 
+use crate::audit::request::RequestMeta;
+use crate::audit::{self, Auditor, Stage};
 use crate::authn::Authenticator;
 use crate::authz::Authorizer;
 use crate::authz::impersonation::{self, ImpersonationError};
@@ -19,6 +21,7 @@ use crate::handlers::{self, AppState, Call, Reply};
 use crate::request::info::{self, RequestInfo, Verb};
 use crate::request::query::Query;
 use crate::request::user::UserInfo;
+use crate::server::audited;
 
 /// What the chain's stages hold, and the handlers' state it dispatches to.
 pub struct Chain {
@@ -27,6 +30,8 @@ pub struct Chain {
     /// How long a request (its body included) may take: kube's `--request-timeout`.
     pub request_timeout: Duration,
     pub handlers: Arc<AppState>,
+    /// The audit policy and backend (`--audit-policy-file`); `None` audits nothing.
+    pub audit: Option<Arc<Auditor>>,
 }
 
 /// The authorizer as the handlers ask it (a creating apply authorizes `create`).
@@ -40,6 +45,14 @@ impl handlers::Authorize for Authorizer {
     }
 }
 
+/// Who sent a request: the connection's peer and certificates, and the request's audit
+/// ID (kube's `Audit-ID`, sent back on every answer).
+pub struct Peer<'a> {
+    pub certs: &'a [rustls::pki_types::CertificateDer<'static>],
+    pub address: std::net::IpAddr,
+    pub audit_id: &'a str,
+}
+
 /// Runs one request through the stages; never fails (errors become Status replies).
 pub async fn serve(
     chain: &Chain,
@@ -48,7 +61,7 @@ pub async fn serve(
     raw_query: &str,
     headers: HeaderMap,
     body: impl std::future::Future<Output = Result<Bytes, ApiError>>,
-    peer_certs: &[rustls::pki_types::CertificateDer<'static>],
+    peer: Peer<'_>,
 ) -> Reply {
     let started = std::time::Instant::now();
     // Request info first: authorization needs verb, resource and name. The query is
@@ -68,7 +81,7 @@ pub async fn serve(
         query,
         headers,
     };
-    let reply = page_not_found(stages(chain, request, started, body, peer_certs).await);
+    let reply = page_not_found(stages(chain, request, started, body, peer).await);
     let code = reply.code();
     state
         .metrics
@@ -86,13 +99,14 @@ struct Request {
     headers: HeaderMap,
 }
 
-/// Authentication → authorization → body → dispatch.
+/// Authentication → audit → impersonation → max-in-flight → authorization → body →
+/// dispatch.
 async fn stages(
     chain: &Chain,
     request: Request,
     started: std::time::Instant,
     body: impl std::future::Future<Output = Result<Bytes, ApiError>>,
-    peer_certs: &[rustls::pki_types::CertificateDer<'static>],
+    peer: Peer<'_>,
 ) -> Reply {
     let Request {
         info,
@@ -107,12 +121,48 @@ async fn stages(
         Verb::Watch => None,
         _ => match crate::request::options::request_timeout(&query) {
             Ok(asked) => Some(request_deadline(started, asked, chain.request_timeout)),
-            Err(e) => return Reply::Error(e),
+            Err(e) => {
+                if let Some(auditor) = &chain.audit {
+                    let meta = audit_meta(&peer, &uri, &info, &headers, started);
+                    let audit = auditor.begin(None, meta);
+                    audited::failed_early(audit, &e).await;
+                }
+                return Reply::Error(e);
+            }
         },
     };
-    let user = match identify(chain, &mut headers, peer_certs, &uri).await {
+    let authenticated = chain
+        .authenticator
+        .authenticate(&mut headers, peer.certs)
+        .await;
+    let user = match authenticated {
         Ok(user) => user,
-        Err(reply) => return reply,
+        Err(e) => {
+            if let Some(auditor) = &chain.audit {
+                let audit = auditor.begin(None, audit_meta(&peer, &uri, &info, &headers, started));
+                audited::failed_early(audit, &e).await;
+            }
+            return Reply::Error(e);
+        }
+    };
+    let audit = match &chain.audit {
+        Some(auditor) => {
+            let meta = audit_meta(&peer, &uri, &info, &headers, started);
+            auditor.begin(Some(&user), meta)
+        }
+        None => audit::Context::disabled(),
+    };
+    if !audit.process_stage(Stage::RequestReceived).await {
+        if let Some(auditor) = &chain.audit {
+            auditor.observe_rejected();
+        }
+        let e = std::io::Error::other("failed to store audit event");
+        return internal_error_text(&uri, &e);
+    }
+    let long_running = info.verb == Verb::Watch;
+    let user = match impersonate(chain, user, &mut headers, &uri, &audit).await {
+        Ok(user) => user,
+        Err(reply) => return audited::complete(audit, reply, long_running).await,
     };
     let mut call = Call {
         query,
@@ -122,15 +172,23 @@ async fn stages(
         body: Bytes::new(),
         user,
         deadline,
+        audit,
     };
-    let reply = match deadline {
-        Some(at) => {
-            let at = tokio::time::Instant::from_std(at);
-            tokio::time::timeout_at(at, admitted(chain, &mut call, body))
-                .await
-                .unwrap_or_else(|_| Reply::Error(ApiError::request_timeout()))
+    let served = audited::guarded(async {
+        match deadline {
+            Some(at) => {
+                let at = tokio::time::Instant::from_std(at);
+                tokio::time::timeout_at(at, admitted(chain, &mut call, body))
+                    .await
+                    .unwrap_or_else(|_| Reply::Error(ApiError::request_timeout()))
+            }
+            None => admitted(chain, &mut call, body).await,
         }
-        None => admitted(chain, &mut call, body).await,
+    })
+    .await;
+    let reply = match served {
+        Ok(reply) => reply,
+        Err(message) => return audited::panicked(&call.audit, &message).await,
     };
     if let Reply::Error(e) | Reply::Failed { error: e, .. } = &reply
         && e.code() >= 500
@@ -148,7 +206,34 @@ async fn stages(
             "request failed"
         );
     }
-    reply
+    let audit = std::mem::take(&mut call.audit);
+    audited::complete(audit, page_not_found(reply), long_running).await
+}
+
+/// What the audit event records of the request before it is served (kube's
+/// `LogRequestMetadata`).
+fn audit_meta<'a>(
+    peer: &Peer<'a>,
+    uri: &'a str,
+    info: &'a RequestInfo,
+    headers: &'a HeaderMap,
+    started: std::time::Instant,
+) -> RequestMeta<'a> {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let received = jiff::Timestamp::now() - started.elapsed();
+    RequestMeta {
+        audit_id: peer.audit_id,
+        uri,
+        info,
+        user: None,
+        source_ips: audit::request::source_ips(
+            header("x-forwarded-for"),
+            header("x-real-ip"),
+            peer.address,
+        ),
+        user_agent: header("user-agent").unwrap_or_default(),
+        received,
+    }
 }
 
 /// kube's `WithRequestDeadline`: the request's `timeout` when it is positive and below
@@ -191,7 +276,11 @@ async fn admitted(
         Ok(slot) => slot,
         Err(_) => return Reply::Error(too_many(state, &call.info)),
     };
-    if let Err(e) = chain.authorizer.authorize(&call.user, &call.info).await {
+    let authorized = chain
+        .authorizer
+        .authorize_audited(&call.user, &call.info, &call.audit)
+        .await;
+    if let Err(e) = authorized {
         return Reply::Error(e);
     }
     // The body is read only after authorization, so strangers cannot make the server
@@ -213,24 +302,27 @@ fn too_many(state: &AppState, info: &RequestInfo) -> ApiError {
     crate::inflight::too_many_requests(crate::inflight::TOO_MANY_REQUESTS.into())
 }
 
-/// Authentication, then impersonation: the user authorization will see.
-async fn identify(
+/// Impersonation, checked against the authenticated user; it strips the Impersonate-*
+/// headers, and authorization then sees the impersonated user (kube's
+/// `WithImpersonation`, which logs that user into the audit event).
+async fn impersonate(
     chain: &Chain,
+    user: UserInfo,
     headers: &mut HeaderMap,
-    peer_certs: &[rustls::pki_types::CertificateDer<'static>],
     uri: &str,
+    audit: &audit::Context,
 ) -> Result<UserInfo, Reply> {
-    // Authentication also strips the front-proxy headers, whatever its outcome, so no
-    // handler ever sees them.
-    let user = chain
-        .authenticator
-        .authenticate(headers, peer_certs)
-        .await
-        .map_err(Reply::Error)?;
-    // Impersonation is checked against the authenticated user and strips the
-    // Impersonate-* headers; authorization then sees the impersonated user.
+    let impersonating = audit.enabled()
+        && headers
+            .keys()
+            .any(|k| k.as_str().starts_with("impersonate-"));
     match impersonation::impersonate(&chain.authorizer, user, headers).await {
-        Ok(user) => Ok(user),
+        Ok(user) => {
+            if impersonating {
+                audit.log_impersonated_user(audit::request::user_info(&user));
+            }
+            Ok(user)
+        }
         Err(ImpersonationError::Forbidden(e)) => Err(Reply::Error(e)),
         Err(e @ ImpersonationError::WithoutUser(_)) => Err(internal_error_text(uri, &e)),
     }

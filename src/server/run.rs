@@ -62,6 +62,9 @@ pub enum StartError {
     Pki(#[from] pki::PkiError),
     #[error("{0}")]
     Unmigrated(String),
+    /// The audit policy file or a backend could not be set up (kube's texts).
+    #[error("{0}")]
+    Audit(String),
     #[error("opening the store: {0}")]
     Store(#[from] crate::storage::StorageError),
     #[error("--encryption-provider-config: {0}")]
@@ -76,7 +79,10 @@ pub enum StartError {
 impl StartError {
     pub fn exit_code(&self) -> i32 {
         match self {
-            StartError::Definitions(_) | StartError::Config(_) | StartError::Unmigrated(_) => 64,
+            StartError::Definitions(_)
+            | StartError::Config(_)
+            | StartError::Unmigrated(_)
+            | StartError::Audit(_) => 64,
             _ => 1,
         }
     }
@@ -353,7 +359,11 @@ pub async fn run(
         ReloadMetrics::register(&mut metrics),
     );
     let admission_metrics = AdmissionMetrics::register(&mut metrics);
+    let audit_metrics = crate::audit::backend::AuditMetrics::register(&mut metrics);
     let metrics = Arc::new(metrics);
+    let auditor = crate::audit::Auditor::from_settings(&config.audit, audit_metrics)
+        .await
+        .map_err(StartError::Audit)?;
     let (authenticator, authorizer) = authenticator(flags, &metrics).await?;
     let authorizer = Arc::new(authorizer);
     let direct = open_store(&config.store).await?;
@@ -400,6 +410,7 @@ pub async fn run(
         authorizer,
         request_timeout: flags.request_timeout,
         handlers: state.clone(),
+        audit: auditor.clone(),
     });
     if !flags.compaction_interval.is_zero() {
         tokio::spawn(compact_periodically(store, flags.compaction_interval));
@@ -426,6 +437,11 @@ pub async fn run(
         drain_timeout: flags.shutdown_timeout,
     };
     accept::serve(listener, acceptor, chain, stop, limits).await;
+    // kube's audit backends are shut down once the server has stopped serving: what is
+    // buffered is written.
+    if let Some(auditor) = auditor {
+        auditor.shutdown().await;
+    }
     Ok(())
 }
 
