@@ -3,7 +3,9 @@
 //! `k8s:enc:<provider>:v1:<key>:` prefix and no plaintext, reads, lists and watches
 //! answer plaintext, a listed older key still reads, rotation rewrites (a no-op update or
 //! `crd-apiserver migrate --rewrite-all`), identity first writes plaintext and still reads
-//! encrypted values, and a value no provider reads answers kube's 500 and changes nothing.
+//! encrypted values, a value no provider reads answers kube's 500 and changes nothing, a
+//! resource no rule names refuses encrypted values (kube's identity check), and
+//! `--encryption-provider-config-automatic-reload` swaps a changed file in while serving.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
 
@@ -433,6 +435,172 @@ fn bad_configuration_refused_at_start_up() {
         .unwrap();
     assert_eq!(out.status.code(), Some(64));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let want = "--encryption-provider-config: error while parsing file: [resources[0].providers[0].aesgcm.keys[0].secret: Invalid value: \"REDACTED\": secret is not of the expected length, got 7, expected one of [16 24 32], resources[0].providers[1]: Invalid value: apiserver.ProviderConfiguration{}: provider does not contain any of the expected providers: KMS, AESGCM, AESCBC, Secretbox, Identity]";
+    let want = "--encryption-provider-config: error while parsing file: [resources[0].providers[0].aesgcm.keys[0].secret: Invalid value: \"REDACTED\": secret is not of the expected length, got 7, expected one of [16 24 32], resources[0].providers[1]: Invalid value: {\"AESGCM\":null,\"AESCBC\":null,\"Secretbox\":null,\"Identity\":null,\"KMS\":null}: provider does not contain any of the expected providers: KMS, AESGCM, AESCBC, Secretbox, Identity]";
     assert!(stderr.contains(want), "{stderr}");
+}
+
+/// The lines of the reload controller's metrics.
+fn reload_lines(metrics: &str) -> Vec<String> {
+    metrics
+        .lines()
+        .filter(|l| l.starts_with("apiserver_encryption_config_controller_"))
+        .map(String::from)
+        .collect()
+}
+
+/// kube's `computeEncryptionConfigHash` of a file.
+fn file_hash(path: &Path) -> String {
+    let digest = ring::digest::digest(&ring::digest::SHA256, &std::fs::read(path).unwrap());
+    let hex: String = digest.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+/// `--encryption-provider-config-automatic-reload`: a new first key written to the file
+/// while serving is used by new writes within a polled deadline (values of the old key
+/// still read), the success counted and the new hash shown; a broken file then counts a
+/// failure and the server keeps writing and reading with the configuration in use.
+#[tokio::test]
+async fn automatic_reload_new_first_key_used_broken_file_keeps_serving() {
+    let etcd = etcd::Etcd::start();
+    let dir = tempfile::tempdir().unwrap();
+    let path = config_file(dir.path(), "live", &aes("aesgcm", &[("k1", 1)]));
+    let reload = [
+        "--encryption-provider-config-automatic-reload",
+        "--encryption-provider-config-automatic-reload-interval=100ms",
+    ];
+    let server = start(&flags(&etcd, &path, &reload));
+    create(&server, "before").await;
+    assert_encrypted(&raw(&etcd, "before").await, "k8s:enc:aesgcm:v1:k1:");
+    let loaded = format!(
+        "apiserver_encryption_config_controller_last_config_info{{apiserver_id_hash=\"\",hash=\"{}\"}} 1",
+        file_hash(&path)
+    );
+    assert!(server.metrics().await.contains(&loaded), "{loaded}");
+
+    config_file(dir.path(), "live", &aes("aesgcm", &[("k2", 2), ("k1", 1)]));
+    let mut n = 0;
+    let within = Duration::from_secs(30);
+    common::eventually(within, "a write with the new first key", || {
+        n += 1;
+        let (server, etcd, name) = (&server, &etcd, format!("after-{n}"));
+        async move {
+            create(server, &name).await;
+            let value = raw(etcd, &name).await;
+            value.starts_with(b"k8s:enc:aesgcm:v1:k2:").then_some(value)
+        }
+    })
+    .await;
+    let after = format!("after-{n}");
+    assert_encrypted(&raw(&etcd, &after).await, "k8s:enc:aesgcm:v1:k2:");
+    for name in ["before", after.as_str()] {
+        let (code, got) = get(&server, name).await;
+        assert_eq!(
+            (code, &got["spec"]["cronSpec"]),
+            (200, &json!(MARKER)),
+            "{name}"
+        );
+    }
+    let metrics = server.metrics().await;
+    let lines = reload_lines(&metrics);
+    let success = "apiserver_encryption_config_controller_automatic_reloads_total{status=\"success\",apiserver_id_hash=\"\"} 1";
+    assert!(lines.iter().any(|l| l == success), "{lines:#?}");
+    let new_info = format!(
+        "apiserver_encryption_config_controller_last_config_info{{apiserver_id_hash=\"\",hash=\"{}\"}} 1",
+        file_hash(&path)
+    );
+    assert!(lines.contains(&new_info), "{lines:#?}");
+    assert!(
+        !lines.contains(&loaded),
+        "the old hash is no longer shown: {lines:#?}"
+    );
+
+    // A broken file: counted as a failure, the configuration in use kept.
+    let broken = config_file(dir.path(), "live", &aes("aesgcm", &[("k3", 3)]))
+        .display()
+        .to_string();
+    let text = std::fs::read_to_string(&broken).unwrap();
+    std::fs::write(&broken, text.replace(&secret(3, 32), &secret(3, 7))).unwrap();
+    let failure = "apiserver_encryption_config_controller_automatic_reloads_total{status=\"failure\",apiserver_id_hash=\"\"}";
+    common::eventually(within, "a failed reload counted", || async {
+        let metrics = server.metrics().await;
+        reload_lines(&metrics)
+            .iter()
+            .any(|l| l.starts_with(failure))
+            .then_some(())
+    })
+    .await;
+    create(&server, "while-broken").await;
+    assert_encrypted(&raw(&etcd, "while-broken").await, "k8s:enc:aesgcm:v1:k2:");
+    for name in ["before", after.as_str(), "while-broken"] {
+        let (code, got) = get(&server, name).await;
+        assert_eq!(
+            (code, &got["spec"]["cronSpec"]),
+            (200, &json!(MARKER)),
+            "{name}"
+        );
+    }
+    let lines = reload_lines(&server.metrics().await);
+    assert!(
+        lines.iter().any(|l| l == success),
+        "still one success: {lines:#?}"
+    );
+    assert!(lines.contains(&new_info), "{lines:#?}");
+}
+
+/// A resource no rule of the configuration names is read with kube's identity check: a
+/// value starting `k8s:enc:` (written while a rule named it) answers kube's 500 and
+/// changes nothing, instead of being served as it is.
+#[tokio::test]
+async fn unnamed_resource_encrypted_value_refused_by_identity_check() {
+    let etcd = etcd::Etcd::start();
+    let dir = tempfile::tempdir().unwrap();
+    let first = config_file(dir.path(), "first", &aes("aesgcm", &[("k1", 1)]));
+    let server = start(&flags(&etcd, &first, &[]));
+    create(&server, "sealed").await;
+    let stored = raw(&etcd, "sealed").await;
+    let other = dir.path().join("other.yaml");
+    std::fs::write(
+        &other,
+        format!(
+            "apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n- resources: [widgets.example.org]\n  providers:\n{}",
+            aes("aesgcm", &[("k1", 1)])
+        ),
+    )
+    .unwrap();
+    let server = server.restart_with(
+        &flags(&etcd, &other, &[])
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    let text = "identity transformer tried to read encrypted data";
+    let key = format!("{KEY_PREFIX}sealed");
+    let cases = [
+        (
+            "get",
+            server.client().get(server.url(&format!("{CT}/sealed"))),
+            text.to_string(),
+        ),
+        (
+            "list",
+            server.client().get(server.url(CT)),
+            format!("unable to transform key \"{key}\": {text}"),
+        ),
+    ];
+    for (verb, req, message) in cases {
+        let (code, body) = send(req).await;
+        assert_eq!(code, 500, "{verb}: {body}");
+        assert_eq!(body["reason"], "InternalError", "{verb}: {body}");
+        assert_eq!(
+            body["message"],
+            format!("Internal error occurred: {message}"),
+            "{verb}"
+        );
+    }
+    assert_eq!(raw(&etcd, "sealed").await, stored, "nothing changed");
+    // New crontabs are stored as they are and read back.
+    create(&server, "plain").await;
+    assert!(contains(&raw(&etcd, "plain").await, MARKER));
+    let (code, got) = get(&server, "plain").await;
+    assert_eq!((code, &got["spec"]["cronSpec"]), (200, &json!(MARKER)));
 }

@@ -100,6 +100,11 @@ impl Problems {
         self.0.push(format!("--{flag}: {problem}"));
     }
 
+    /// A problem whose text names its flags itself (kube's own wording).
+    pub(super) fn raw(&mut self, problem: &str) {
+        self.0.push(problem.into());
+    }
+
     pub(super) fn count(&self) -> usize {
         self.0.len()
     }

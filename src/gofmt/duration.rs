@@ -1,4 +1,5 @@
-//! Go's `time.ParseDuration`, with its error texts and the `time` package's own quoting.
+//! Go's `time.ParseDuration`, with its error texts and the `time` package's own quoting, and
+//! `time.Duration.String`.
 
 /// Go's `1<<63`: a duration is int64 nanoseconds, and Go sums magnitudes in a uint64.
 const LIMIT: u64 = 1 << 63;
@@ -43,6 +44,43 @@ pub fn parse_duration_nanos(orig: &str) -> Result<i64, String> {
     } else {
         0i64.wrapping_add_unsigned(nanos)
     })
+}
+
+/// Go's `time.Duration.String` of int64 nanoseconds: `0s`, `1.5ms`, `3s`, `1h2m0.5s`.
+pub fn format_duration(nanos: i64) -> String {
+    let u = nanos.unsigned_abs();
+    let sign = if nanos < 0 { "-" } else { "" };
+    if u == 0 {
+        return "0s".into();
+    }
+    if u < 1_000_000_000 {
+        let (prec, unit) = match u {
+            0..1_000 => (0, "ns"),
+            1_000..1_000_000 => (3, "µs"),
+            _ => (6, "ms"),
+        };
+        let (whole, frac) = fraction(u, prec);
+        return format!("{sign}{whole}{frac}{unit}");
+    }
+    let (secs, frac) = fraction(u, 9);
+    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+    match (h, secs / 60) {
+        (0, 0) => format!("{sign}{s}{frac}s"),
+        (0, _) => format!("{sign}{m}m{s}{frac}s"),
+        _ => format!("{sign}{h}h{m}m{s}{frac}s"),
+    }
+}
+
+/// Go's `fmtFrac`: `v / 10^prec` and the fraction as `.ddd` without trailing zeros (empty
+/// when zero).
+fn fraction(v: u64, prec: u32) -> (u64, String) {
+    let scale = 10u64.pow(prec);
+    let frac = v % scale;
+    if frac == 0 {
+        return (v / scale, String::new());
+    }
+    let digits = format!("{frac:0width$}", width = prec as usize);
+    (v / scale, format!(".{}", digits.trim_end_matches('0')))
 }
 
 /// One `<number><unit>` of `orig`: its nanoseconds (at most 2^63) and what follows.
@@ -158,6 +196,29 @@ fn quote(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Go's `durationTests` (src/time/time_test.go) and the signs.
+    #[test]
+    fn format_duration_matches_go_string() {
+        let table: &[(i64, &str)] = &[
+            (0, "0s"),
+            (1, "1ns"),
+            (1_100, "1.1µs"),
+            (2_200_000, "2.2ms"),
+            (3_300_000_000, "3.3s"),
+            (240_000_000_000, "4m0s"),
+            (245_000_000_000, "4m5s"),
+            (245_001_000_000, "4m5.001s"),
+            (18_245_001_000_000, "5h4m5.001s"),
+            (18_000_000_000_001, "5h0m0.000000001s"),
+            (i64::MAX, "2562047h47m16.854775807s"),
+            (i64::MIN, "-2562047h47m16.854775808s"),
+            (-3_000_000_000, "-3s"),
+        ];
+        for (nanos, want) in table {
+            assert_eq!(format_duration(*nanos), *want, "{nanos}");
+        }
+    }
 
     /// Go 1.27's `parseDurationTests` (src/time/time_test.go), values as Go's int64.
     const VALID: &[(&str, i64)] = &[

@@ -3,7 +3,8 @@
 //! # Layout
 //!
 //! - `quote`: [`quote()`], `strconv.Quote` (`%q`).
-//! - `duration`: [`parse_duration`], `time.ParseDuration` with its error texts.
+//! - `duration`: [`parse_duration`], `time.ParseDuration` with its error texts, and
+//!   [`format_duration`], `time.Duration.String`.
 //! - `float`: [`float_v`] (`%v`, `strconv` `'g'` shortest) and [`float_json`]
 //!   (`encoding/json`), from Go's shortest round-trip digits (ties to even).
 //! - `json`: [`marshal`], [`marshal_float64`] and [`json_string`], `json.Marshal` with
@@ -21,7 +22,7 @@ mod url;
 
 use serde_json::Value;
 
-pub use duration::{parse_duration, parse_duration_nanos};
+pub use duration::{format_duration, parse_duration, parse_duration_nanos};
 pub use float::{float_json, float_v};
 pub use json::{json_string, marshal, marshal_float64};
 pub use num::{Num, f64_to_i64};

@@ -39,8 +39,10 @@ use crate::storage::Store;
 use crate::storage::cache::{CacheMetrics, CachedStore};
 use crate::storage::embedded::EmbeddedStore;
 use crate::storage::encryption::metrics::TransformationMetrics;
-use crate::storage::encryption::resources::Plan;
-use crate::storage::encryption::store::EncryptingStore;
+use crate::storage::encryption::reload::{Build, Reload};
+use crate::storage::encryption::reload_metrics::ReloadMetrics;
+use crate::storage::encryption::resources::{Encryption, Plan};
+use crate::storage::encryption::store::{EncryptingStore, Transformers};
 use crate::storage::etcd::EtcdStore;
 use crate::storage::key::KeyLayout;
 use crate::webhook::{Settings as TransportSettings, Transport as WebhookTransport};
@@ -127,37 +129,63 @@ async fn open_store(choice: &StoreChoice) -> Result<Arc<dyn Store>, StartError> 
 }
 
 /// `direct` with the resources `--encryption-provider-config` names encrypted at rest
-/// (kube's transformers, below the watch cache); `direct` itself without the flag or
-/// when it names none of the served resources.
+/// (kube's transformers, below the watch cache) and the others read with kube's identity
+/// check; `direct` itself without the flag. With `--encryption-provider-config-automatic-reload`
+/// the file is polled and a valid new configuration swapped in.
 async fn encrypting(
     config: &Config,
-    catalog: &Catalog,
+    catalog: &Arc<Catalog>,
     keys: &KeyLayout,
     direct: Arc<dyn Store>,
-    metrics: TransformationMetrics,
+    metrics: (TransformationMetrics, ReloadMetrics),
 ) -> Result<(Arc<dyn Store>, bool), StartError> {
     let Some(encryption) = &config.encryption else {
         return Ok((direct, false));
     };
+    let (transformation, reload_metrics) = metrics;
     let plan = Plan::new(encryption).map_err(StartError::Encryption)?;
     let made = plan
-        .connect(metrics)
+        .connect(transformation.clone())
         .await
         .map_err(StartError::Encryption)?;
-    let resources: Vec<_> = catalog
-        .resources()
-        .iter()
-        .filter_map(|r| {
-            let providers = made.for_resource(&r.group, &r.plural)?;
-            Some((keys.resource_prefix(&r.group, &r.plural), providers))
-        })
-        .collect();
+    let build = per_resource(catalog.clone(), keys.clone());
+    let resources = build(&made);
     let names: Vec<_> = resources.iter().map(|(prefix, _)| prefix.clone()).collect();
     tracing::info!(resources = ?names, "encryption at rest");
-    if resources.is_empty() {
-        return Ok((direct, false));
+    reload_metrics.config_info(&encryption.content_hash);
+    let transformers = Transformers::new(resources);
+    let flags = &config.flags.encryption;
+    if let (true, Some(path)) = (
+        flags.encryption_provider_config_automatic_reload,
+        &flags.encryption_provider_config,
+    ) {
+        let reload = Reload {
+            path: path.clone(),
+            every: flags
+                .encryption_provider_config_automatic_reload_interval
+                .max(Duration::from_millis(100)),
+            transformers: transformers.clone(),
+            build,
+            transformation,
+            metrics: reload_metrics,
+        };
+        reload.spawn(encryption.content_hash.clone());
     }
-    Ok((Arc::new(EncryptingStore::new(direct, resources)), true))
+    Ok((Arc::new(EncryptingStore::new(direct, transformers)), true))
+}
+
+/// Each served resource's storage prefix and the providers a configuration gives it.
+fn per_resource(catalog: Arc<Catalog>, keys: KeyLayout) -> Build {
+    Arc::new(move |made: &Encryption| {
+        catalog
+            .resources()
+            .iter()
+            .filter_map(|r| {
+                let providers = made.for_resource(&r.group, &r.plural)?;
+                Some((keys.resource_prefix(&r.group, &r.plural), providers))
+            })
+            .collect()
+    })
 }
 
 /// The watch cache over `direct` for every served resource (unless disabled); logs when
@@ -326,7 +354,10 @@ pub async fn run(
     let (acceptor, serving_files) = acceptor(&config.serving, &config.transport)?;
     tokio::spawn(serving_files.run());
     let cache_metrics = CacheMetrics::register(&mut metrics);
-    let transformation_metrics = TransformationMetrics::register(&mut metrics);
+    let transformation_metrics = (
+        TransformationMetrics::register(&mut metrics),
+        ReloadMetrics::register(&mut metrics),
+    );
     let admission_metrics = AdmissionMetrics::register(&mut metrics);
     let audit_metrics = crate::audit::backend::AuditMetrics::register(&mut metrics);
     // kube registers them at init whatever the configuration; series appear with a provider.

@@ -112,8 +112,10 @@ where
 #[allow(dead_code)] // not every suite runs the encrypted path
 pub async fn encrypted(store: Arc<dyn Store>) -> Arc<dyn Store> {
     use crd_apiserver::storage::encryption::{
-        config::EncryptionConfiguration, metrics::TransformationMetrics, resources::Plan,
-        store::EncryptingStore,
+        config::EncryptionConfiguration,
+        metrics::TransformationMetrics,
+        resources::Plan,
+        store::{EncryptingStore, Transformers},
     };
     let config = "apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n- resources: ['*.*']\n  providers:\n  - aesgcm: {keys: [{name: k1, secret: AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=}]}\n";
     let config = EncryptionConfiguration::decode(config.as_bytes()).expect("configuration");
@@ -125,7 +127,8 @@ pub async fn encrypted(store: Arc<dyn Store>) -> Arc<dyn Store> {
     let providers = made
         .for_resource("any", "any")
         .expect("*.* names every resource");
-    Arc::new(EncryptingStore::new(store, [("/".to_string(), providers)]))
+    let transformers = Transformers::new([("/".to_string(), providers)]);
+    Arc::new(EncryptingStore::new(store, transformers))
 }
 
 /// `store` behind a watch cache over the whole keyspace, once the cache has filled.

@@ -16,6 +16,10 @@ pub struct EncryptionConfiguration {
     pub kind: String,
     #[serde(default)]
     pub resources: Vec<ResourceConfiguration>,
+    /// kube's `EncryptionFileContentHash` of the file it was loaded from
+    /// (`sha256:<hex>`; empty when decoded from bytes).
+    #[serde(skip)]
+    pub content_hash: String,
 }
 
 /// One entry of `resources`: which resources, and their providers in order.
@@ -108,16 +112,17 @@ impl EncryptionConfiguration {
                 "error while loading file: encryption provider configuration file {quoted} is empty"
             )));
         }
-        let config = Self::decode(&data).map_err(|e| {
+        let mut config = Self::decode(&data).map_err(|e| {
             parsing(format!(
                 "error decoding encryption provider configuration file {quoted}: {e}"
             ))
         })?;
         let errors = super::validate::validate(&config);
-        match super::validate::aggregate(&errors) {
-            Some(text) => Err(parsing(text)),
-            None => Ok(config),
+        if let Some(text) = super::validate::aggregate(&errors) {
+            return Err(parsing(text));
         }
+        config.content_hash = content_hash(&data);
+        Ok(config)
     }
 
     /// The decoded and defaulted configuration (YAML or JSON).
@@ -154,6 +159,13 @@ impl EncryptionConfiguration {
         }
         Ok(config)
     }
+}
+
+/// kube's `computeEncryptionConfigHash`: `sha256:` and the hex digest of the file's bytes.
+pub fn content_hash(data: &[u8]) -> String {
+    let digest = ring::digest::digest(&ring::digest::SHA256, data);
+    let hex: String = digest.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
 }
 
 /// The members one level of the file may have, and the levels under them.

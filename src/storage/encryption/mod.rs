@@ -9,8 +9,11 @@ pub mod config;
 pub mod kms;
 pub mod metrics;
 pub mod prefix;
+pub mod reload;
+pub mod reload_metrics;
 pub mod resources;
 pub mod secretbox;
+pub mod shown;
 pub mod store;
 #[cfg(test)]
 mod tests;

@@ -13,7 +13,10 @@ use super::secretbox::Secretbox;
 use super::{Decrypted, EncryptionError, Transformer};
 
 /// What kube's identity transformer refuses to read.
-const ENCRYPTED: &[u8] = b"k8s:enc:";
+pub(super) const ENCRYPTED: &[u8] = b"k8s:enc:";
+/// kube's `errEncryptedData`.
+pub(super) const IDENTITY_READ_ENCRYPTED: &str =
+    "identity transformer tried to read encrypted data";
 
 /// The cipher of one named key.
 pub enum Cipher {
@@ -125,9 +128,9 @@ impl Providers {
 impl Provider {
     async fn read(&self, data: &[u8], context: &[u8]) -> Result<Decrypted, EncryptionError> {
         match &self.kind {
-            Kind::Identity if data.starts_with(ENCRYPTED) => Err(EncryptionError::Read(
-                "identity transformer tried to read encrypted data".into(),
-            )),
+            Kind::Identity if data.starts_with(ENCRYPTED) => {
+                Err(EncryptionError::Read(IDENTITY_READ_ENCRYPTED.into()))
+            }
             Kind::Identity => Ok(Decrypted {
                 data: data.to_vec(),
                 stale: false,

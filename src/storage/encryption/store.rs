@@ -2,44 +2,69 @@
 //! configured resource is encrypted on its way to the backend (create, update) and
 //! decrypted on its way back (get, range, watch events with their previous values, a
 //! conflict's current value, a delete's last value), the storage key as authenticated
-//! data, as kube's etcd3 store does. Keys of other resources pass through untouched.
-//! A value no provider reads is a [`StorageError::Internal`] (kube's 500 text).
+//! data, as kube's etcd3 store does. Keys of other resources are written as they are and
+//! read with kube's identity check (a value starting `k8s:enc:` is refused). A value no
+//! provider reads is a [`StorageError::Internal`] (kube's 500 text). The providers are
+//! [`Transformers`], swapped whole by `--encryption-provider-config-automatic-reload`.
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use bytes::Bytes;
 use futures::StreamExt;
 use tokio::sync::Notify;
 
-use super::prefix::Providers;
+use super::prefix::{ENCRYPTED, IDENTITY_READ_ENCRYPTED, Providers};
 use crate::storage::{
     Event, KeyValue, RangeRequest, RangeResult, Result, Revision, StorageError, Store, WatchStream,
 };
 
+/// Each configured resource's providers as last loaded (kube's `DynamicTransformers`): a
+/// reload swaps them whole; an operation takes the current set once, no lock held across
+/// an await.
+pub struct Transformers(RwLock<Arc<Resources>>);
+
+impl Transformers {
+    /// The providers under each storage prefix (ending in `/`).
+    pub fn new(resources: impl IntoIterator<Item = (String, Providers)>) -> Arc<Transformers> {
+        let resources = Resources(resources.into_iter().collect());
+        Arc::new(Transformers(RwLock::new(Arc::new(resources))))
+    }
+
+    /// Replaces every resource's providers (kube's `DynamicTransformers.Set`).
+    pub fn set(&self, resources: impl IntoIterator<Item = (String, Providers)>) {
+        let resources = Arc::new(Resources(resources.into_iter().collect()));
+        *self.0.write().unwrap_or_else(|e| e.into_inner()) = resources;
+    }
+
+    fn current(&self) -> Arc<Resources> {
+        self.0.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
 /// A store whose configured resources are encrypted at rest.
 pub struct EncryptingStore {
     inner: Arc<dyn Store>,
-    resources: Arc<Resources>,
+    transformers: Arc<Transformers>,
 }
 
 impl EncryptingStore {
     /// `inner` with the resources under each prefix encrypted by their providers.
-    pub fn new(
-        inner: Arc<dyn Store>,
-        resources: impl IntoIterator<Item = (String, Providers)>,
-    ) -> EncryptingStore {
-        let resources = resources.into_iter().collect();
+    pub fn new(inner: Arc<dyn Store>, transformers: Arc<Transformers>) -> EncryptingStore {
         EncryptingStore {
             inner,
-            resources: Arc::new(Resources(resources)),
+            transformers,
         }
     }
 
+    fn resources(&self) -> Arc<Resources> {
+        self.transformers.current()
+    }
+
     async fn encrypt(&self, key: &str, value: Vec<u8>) -> Result<Vec<u8>> {
-        match self.resources.providers(key) {
+        match self.resources().providers(key) {
             Some(providers) => providers
                 .write(&value, key.as_bytes())
                 .await
@@ -50,7 +75,7 @@ impl EncryptingStore {
 
     async fn error(&self, err: StorageError) -> StorageError {
         match err {
-            StorageError::Conflict { key, current } => match self.resources.kv(*current).await {
+            StorageError::Conflict { key, current } => match self.resources().kv(*current).await {
                 Ok(current) => StorageError::Conflict {
                     key,
                     current: Box::new(current),
@@ -62,9 +87,9 @@ impl EncryptingStore {
     }
 
     fn watch_stream(&self, stream: WatchStream) -> WatchStream {
-        let resources = self.resources.clone();
+        let transformers = self.transformers.clone();
         Box::pin(stream.then(move |item| {
-            let resources = resources.clone();
+            let resources = transformers.current();
             async move {
                 match item? {
                     Event::Put { kv, prev_value } => {
@@ -85,8 +110,7 @@ impl EncryptingStore {
     }
 }
 
-/// Each configured resource's storage prefix (ending in `/`) and providers; shared with
-/// the watch streams.
+/// Each configured resource's storage prefix (ending in `/`) and providers.
 struct Resources(BTreeMap<String, Providers>);
 
 impl Resources {
@@ -102,6 +126,10 @@ impl Resources {
     /// The plaintext of `value` stored at `key`, and whether it is stale.
     async fn value(&self, key: &str, value: Bytes) -> Result<(Bytes, bool)> {
         let Some(providers) = self.providers(key) else {
+            // kube's `identity.NewEncryptCheckTransformer` for resources no rule names.
+            if value.starts_with(ENCRYPTED) {
+                return Err(StorageError::Internal(IDENTITY_READ_ENCRYPTED.into()));
+            }
             return Ok((value, false));
         };
         let decrypted = providers
@@ -124,7 +152,7 @@ impl Resources {
 impl Store for EncryptingStore {
     async fn get(&self, key: &str) -> Result<Option<KeyValue>> {
         match self.inner.get(key).await? {
-            Some(kv) => self.resources.kv(kv).await.map(Some),
+            Some(kv) => self.resources().kv(kv).await.map(Some),
             None => Ok(None),
         }
     }
@@ -135,18 +163,19 @@ impl Store for EncryptingStore {
         not_older_than: Revision,
     ) -> Result<Option<KeyValue>> {
         match self.inner.get_not_older_than(key, not_older_than).await? {
-            Some(kv) => self.resources.kv(kv).await.map(Some),
+            Some(kv) => self.resources().kv(kv).await.map(Some),
             None => Ok(None),
         }
     }
 
     async fn range(&self, req: RangeRequest) -> Result<RangeResult> {
         let mut result = self.inner.range(req).await?;
+        let resources = self.resources();
         let mut kvs = Vec::with_capacity(result.kvs.len());
         for kv in result.kvs {
             let key = kv.key.clone();
             // kube's list: "unable to transform key %q: %w".
-            let kv = self.resources.kv(kv).await.map_err(|e| {
+            let kv = resources.kv(kv).await.map_err(|e| {
                 StorageError::Internal(format!(
                     "unable to transform key {}: {e}",
                     crate::gofmt::quote(&key)
@@ -173,7 +202,7 @@ impl Store for EncryptingStore {
 
     async fn delete(&self, key: &str, expected: Revision) -> Result<KeyValue> {
         match self.inner.delete(key, expected).await {
-            Ok(kv) => self.resources.kv(kv).await,
+            Ok(kv) => self.resources().kv(kv).await,
             Err(e) => Err(self.error(e).await),
         }
     }

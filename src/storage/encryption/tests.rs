@@ -270,12 +270,15 @@ fn validate_bad_configurations_kube_texts() {
             "resources[0].providers[0].secretbox.keys[0].secret: Invalid value: \"REDACTED\": secret is not of the expected length, got 16, expected one of [32]".into(),
         ]),
         ("providers", config(&format!("- resources: [a.b]\n  providers:\n  - {{}}\n  - {{identity: {{}}, aescbc: {{keys: [{{name: k, secret: {good}}}]}}}}")), vec![
-            "resources[0].providers[0]: Invalid value: apiserver.ProviderConfiguration{}: provider does not contain any of the expected providers: KMS, AESGCM, AESCBC, Secretbox, Identity".into(),
-            "resources[0].providers[1]: Invalid value: apiserver.ProviderConfiguration{AESCBC, Identity}: more than one provider specified in a single element, should split into different list elements".into(),
+            "resources[0].providers[0]: Invalid value: {\"AESGCM\":null,\"AESCBC\":null,\"Secretbox\":null,\"Identity\":null,\"KMS\":null}: provider does not contain any of the expected providers: KMS, AESGCM, AESCBC, Secretbox, Identity".into(),
+            format!("resources[0].providers[1]: Invalid value: {{\"AESGCM\":null,\"AESCBC\":{{\"Keys\":[{{\"Name\":\"k\",\"Secret\":\"{good}\"}}]}},\"Secretbox\":null,\"Identity\":{{}},\"KMS\":null}}: more than one provider specified in a single element, should split into different list elements"),
+        ]),
+        ("kms beside identity", config("- resources: [a.b]\n  providers:\n  - {kms: {apiVersion: v2, name: k, endpoint: 'unix:///s<'}, identity: {}}"), vec![
+            "resources[0].providers[0]: Invalid value: {\"AESGCM\":null,\"AESCBC\":null,\"Secretbox\":null,\"Identity\":{},\"KMS\":{\"APIVersion\":\"v2\",\"Name\":\"k\",\"CacheSize\":null,\"Endpoint\":\"unix:///s\\u003c\",\"Timeout\":\"3s\"}}: more than one provider specified in a single element, should split into different list elements".into(),
         ]),
         ("resource names", config("- resources: [Foo, '*', serviceipallocations, e.events.k8s.io, d.extensions, 'x.*', '*.*', a.b, a.b]\n  providers: [{identity: {}}]"), vec![
-            "resources[0].resources: Invalid value: []string{\"Foo\", \"*\", \"serviceipallocations\", \"e.events.k8s.io\", \"d.extensions\", \"x.*\", \"*.*\", \"a.b\", \"a.b\"}: the same resource cannot be specified multiple times".into(),
-            "resources[0].resources: Invalid value: []string{\"Foo\", \"*\", \"serviceipallocations\", \"e.events.k8s.io\", \"d.extensions\", \"x.*\", \"*.*\", \"a.b\", \"a.b\"}: using overlapping resources such as 'secrets' and '*.' in the same resource list is not allowed as they will be masked".into(),
+            "resources[0].resources: Invalid value: [\"Foo\",\"*\",\"serviceipallocations\",\"e.events.k8s.io\",\"d.extensions\",\"x.*\",\"*.*\",\"a.b\",\"a.b\"]: the same resource cannot be specified multiple times".into(),
+            "resources[0].resources: Invalid value: [\"Foo\",\"*\",\"serviceipallocations\",\"e.events.k8s.io\",\"d.extensions\",\"x.*\",\"*.*\",\"a.b\",\"a.b\"]: using overlapping resources such as 'secrets' and '*.' in the same resource list is not allowed as they will be masked".into(),
             "resources[0].resources[0]: Invalid value: \"Foo\": resource name should not contain capital letters".into(),
             "resources[0].resources[1]: Invalid value: \"*\": use '*.' to encrypt all the resources from core API group or *.* to encrypt all resources".into(),
             "resources[0].resources[2]: Invalid value: \"serviceipallocations\": resources which do not have REST API/s cannot be encrypted".into(),
@@ -283,9 +286,9 @@ fn validate_bad_configurations_kube_texts() {
             "resources[0].resources[4]: Invalid value: \"d.extensions\": 'extensions' group has been removed and cannot be used for encryption".into(),
             "resources[0].resources[5]: Invalid value: \"x.*\": encrypting the same resource across groups is not supported".into(),
         ]),
-        ("kms", config("- resources: [a.b]\n  providers:\n  - kms: {apiVersion: v2, name: 'a:b', endpoint: 'tcp://x', timeout: 0s, cachesize: 5}\n  - kms: {apiVersion: v3, endpoint: ''}"), vec![
+        ("kms", config("- resources: [a.b]\n  providers:\n  - kms: {apiVersion: v2, name: 'a:b', endpoint: 'tcp://x', timeout: 0m, cachesize: 5}\n  - kms: {apiVersion: v3, endpoint: ''}"), vec![
             "resources[0].providers[0].kms.name: Invalid value: \"a:b\": invalid KMS provider name a:b, must not contain ':'".into(),
-            "resources[0].providers[0].kms.timeout: Invalid value: 0s: timeout should be a positive value".into(),
+            "resources[0].providers[0].kms.timeout: Invalid value: \"0s\": timeout should be a positive value".into(),
             "resources[0].providers[0].kms.endpoint: Invalid value: \"tcp://x\": unsupported scheme \"tcp\" for KMS provider, only unix is supported".into(),
             "resources[0].providers[0].kms.cachesize: Invalid value: 5: cachesize is not supported in v2".into(),
             "resources[0].providers[1].kms.name: Required value: name is a mandatory field for a provider".into(),

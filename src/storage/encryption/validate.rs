@@ -41,12 +41,6 @@ fn quoted(s: &str) -> String {
     crate::gofmt::quote(s)
 }
 
-/// Go's `%#v` of a `[]string`.
-fn string_slice(items: &[String]) -> String {
-    let inner: Vec<String> = items.iter().map(|s| quoted(s)).collect();
-    format!("[]string{{{}}}", inner.join(", "))
-}
-
 /// apimachinery's `ToAggregate().Error()`: `None` without errors, one as itself, several
 /// as `[a, b]` (repeated texts once).
 pub fn aggregate(errors: &[FieldError]) -> Option<String> {
@@ -157,7 +151,7 @@ fn overlap(resources: &[String], path: &str) -> Vec<FieldError> {
             }
         }
     }
-    let value = string_slice(resources);
+    let value = super::shown::strings(resources);
     let mut errors = Vec::new();
     if has_duplicate {
         errors.push(invalid(path, &value, DUPLICATE));
@@ -199,21 +193,20 @@ fn names(resources: &[String], path: &str) -> Vec<FieldError> {
     errors
 }
 
-/// kube's `validateSingleProvider`; the provider is shown by its members set.
+/// kube's `validateSingleProvider`; the provider shown as `json.Marshal` writes it.
 fn single(provider: &ProviderConfiguration, path: &str) -> Vec<FieldError> {
-    let set: Vec<&str> = [
-        (provider.kms.is_some(), "KMS"),
-        (provider.aesgcm.is_some(), "AESGCM"),
-        (provider.aescbc.is_some(), "AESCBC"),
-        (provider.secretbox.is_some(), "Secretbox"),
-        (provider.identity.is_some(), "Identity"),
+    let set = [
+        provider.kms.is_some(),
+        provider.aesgcm.is_some(),
+        provider.aescbc.is_some(),
+        provider.secretbox.is_some(),
+        provider.identity.is_some(),
     ]
     .iter()
-    .filter(|(present, _)| *present)
-    .map(|(_, name)| *name)
-    .collect();
-    let shown = format!("apiserver.ProviderConfiguration{{{}}}", set.join(", "));
-    match set.len() {
+    .filter(|present| **present)
+    .count();
+    let shown = super::shown::provider(provider);
+    match set {
         0 => vec![invalid(path, &shown, NO_PROVIDER)],
         1 => Vec::new(),
         _ => vec![invalid(path, &shown, MORE_THAN_ONE)],
@@ -287,7 +280,8 @@ fn kms_config(kms: &Kms, path: &str, names: &[String]) -> Vec<FieldError> {
     let positive = crate::gofmt::parse_duration_nanos(timeout).is_ok_and(|n| n > 0);
     if !positive {
         let detail = "timeout should be a positive value";
-        errors.push(invalid(&format!("{path}.timeout"), timeout, detail));
+        let shown = super::shown::duration(timeout);
+        errors.push(invalid(&format!("{path}.timeout"), &shown, detail));
     }
     errors.extend(kms_endpoint(kms, &format!("{path}.endpoint")));
     let cache = format!("{path}.cachesize");
