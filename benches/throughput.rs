@@ -24,7 +24,8 @@
 //! create and GET cells against an earlier build, `BENCH_BASELINE_BIN` (`baseline.rs`);
 //! `webhook-idle`, `webhook` and `webhook-reference` (only when picked) measure webhook
 //! admission (`webhook*.rs`); `policy` and `policy-reference` admission policies
-//! (`policy*.rs`); `conversion` webhook conversion (`conversion.rs`). Creates, GETs and the stored
+//! (`policy*.rs`); `conversion` webhook conversion (`conversion.rs`); `tracing` creates with
+//! no tracing configuration against sampling 0 (`tracing.rs`). Creates, GETs and the stored
 //! collection's creates go over h2, as kubectl's do; `BENCH_HTTP1=1` makes them HTTP/1.1.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a harness fails loudly
@@ -49,6 +50,8 @@ mod fields;
 mod list;
 #[path = "throughput/meters.rs"]
 mod meters;
+#[path = "../tests/common/otlp.rs"]
+mod otlp;
 #[path = "throughput/policy.rs"]
 mod policy;
 #[path = "policy/fixture.rs"]
@@ -69,6 +72,8 @@ mod startup;
 mod stored;
 #[path = "../tests/common/stub_converter.rs"]
 mod stub_converter;
+#[path = "throughput/tracing.rs"]
+mod tracing_cells;
 #[path = "throughput/watch.rs"]
 mod watch;
 #[path = "throughput/watchers.rs"]
@@ -128,10 +133,13 @@ pub struct Sections {
     /// Webhook conversion (issue 32), only when picked: LIST and watch fan-out of the
     /// non-storage version through a converter, against the storage version.
     pub conversion: bool,
+    /// Tracing (issue 33), only when picked: creates with no tracing configuration
+    /// against sampling 0.
+    pub tracing: bool,
 }
 
 impl Sections {
-    const NAMES: [&str; 14] = [
+    const NAMES: [&str; 15] = [
         "crud",
         "fields",
         "list",
@@ -146,6 +154,7 @@ impl Sections {
         "policy",
         "policy-reference",
         "conversion",
+        "tracing",
     ];
 
     fn from_env() -> Sections {
@@ -178,6 +187,7 @@ impl Sections {
             policy: picked.contains(&"policy"),
             policy_reference: picked.contains(&"policy-reference"),
             conversion: picked.contains(&"conversion"),
+            tracing: picked.contains(&"tracing"),
         }
     }
 }
@@ -306,6 +316,9 @@ fn main() {
         }
         if sections.conversion {
             conversion::run().await;
+        }
+        if sections.tracing {
+            tracing_cells::run().await;
         }
         if sections.reference {
             let (rows, goals) = reference::run().await;

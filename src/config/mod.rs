@@ -5,6 +5,7 @@ pub mod admission;
 pub mod auth;
 pub mod ciphers;
 pub mod migrate;
+pub mod tracing;
 pub mod transport;
 pub mod validate;
 
@@ -126,6 +127,8 @@ pub struct ServeFlags {
     pub auth: auth::AuthFlags,
     #[command(flatten)]
     pub admission: admission::AdmissionFlags,
+    #[command(flatten)]
+    pub tracing: tracing::TracingFlags,
     /// Log format.
     #[arg(long = "log-format", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,

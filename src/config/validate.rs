@@ -38,6 +38,8 @@ pub struct Config {
     /// The webhook transports' settings (`--admission-control-config-file`,
     /// `--admission-webhook-service-address`, the answer bound).
     pub admission: AdmissionSettings,
+    /// `--tracing-config-file`'s configuration; `None`: nothing is traced.
+    pub tracing: Option<crate::telemetry::TracingConfiguration>,
 }
 
 /// Every problem of a command line, one `--flag: problem` per line.
@@ -56,12 +58,13 @@ impl ServeFlags {
         let store = problems.store(&self);
         let transport = problems.transport(&self.transport);
         let admission = problems.admission(&self.admission, self.max_object_size);
+        let tracing = problems.tracing(&self.tracing);
         problems.check_files(&self);
         problems.check_durations(&self);
         problems.check_limits(&self);
         problems.check_always_allow_paths(&self.auth.authorization_always_allow_paths);
-        match (serving, store, transport, admission) {
-            (Some(serving), Some(store), Some(transport), Some(admission))
+        match (serving, store, transport, admission, tracing) {
+            (Some(serving), Some(store), Some(transport), Some(admission), Some(tracing))
                 if problems.0.is_empty() =>
             {
                 Ok(Config {
@@ -70,6 +73,7 @@ impl ServeFlags {
                     store,
                     transport,
                     admission,
+                    tracing,
                 })
             }
             _ => Err(ConfigErrors {

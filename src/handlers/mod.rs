@@ -15,6 +15,7 @@ pub mod scale;
 pub mod state;
 pub mod storedversions;
 pub mod strategy;
+pub mod traced;
 pub mod watch;
 pub mod wire;
 pub mod write;
@@ -59,7 +60,12 @@ pub async fn dispatch(state: &Arc<AppState>, call: &Call) -> Result<Reply, ApiEr
     }
     // kube's CRD handler records a deprecated version's warning before serving anything.
     let warning = context::deprecation_warning(state, &call.info);
-    let reply = resource(state, call).await.unwrap_or_else(Reply::Error);
+    let span = traced::start(call);
+    let reply = span
+        .scope(resource(state, call))
+        .await
+        .unwrap_or_else(Reply::Error);
+    drop(span);
     Ok(reply.with_leading_warning(warning.as_deref()))
 }
 

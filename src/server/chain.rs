@@ -19,6 +19,8 @@ use crate::handlers::{self, AppState, Call, Reply};
 use crate::request::info::{self, RequestInfo, Verb};
 use crate::request::query::Query;
 use crate::request::user::UserInfo;
+use crate::telemetry::server::{PRIVILEGED_GROUPS, Route, ServerRequest};
+use crate::telemetry::{ServerSpan, Span, Tracer};
 
 /// What the chain's stages hold, and the handlers' state it dispatches to.
 pub struct Chain {
@@ -27,6 +29,8 @@ pub struct Chain {
     /// How long a request (its body included) may take: kube's `--request-timeout`.
     pub request_timeout: Duration,
     pub handlers: Arc<AppState>,
+    /// `--tracing-config-file`'s tracer, or none.
+    pub tracer: Tracer,
 }
 
 /// The authorizer as the handlers ask it (a creating apply authorizes `create`).
@@ -41,15 +45,18 @@ impl handlers::Authorize for Authorizer {
 }
 
 /// Runs one request through the stages; never fails (errors become Status replies).
+/// The server span is the caller's to end once the reply is encoded.
+#[allow(clippy::too_many_arguments)] // the request's parts, as the connection has them
 pub async fn serve(
     chain: &Chain,
     method: Method,
+    version: http::Version,
     path: &str,
     raw_query: &str,
     headers: HeaderMap,
     body: impl std::future::Future<Output = Result<Bytes, ApiError>>,
     peer_certs: &[rustls::pki_types::CertificateDer<'static>],
-) -> Reply {
+) -> (Reply, ServerSpan) {
     let started = std::time::Instant::now();
     // Request info first: authorization needs verb, resource and name. The query is
     // decoded once here; authorization and the handlers read this one decoding.
@@ -64,39 +71,44 @@ pub async fn serve(
     let request = Request {
         info,
         method,
+        version,
         uri,
         query,
         headers,
     };
-    let reply = page_not_found(stages(chain, request, started, body, peer_certs).await);
+    let (reply, span) = stages(chain, request, started, body, peer_certs).await;
+    let reply = page_not_found(reply);
     let code = reply.code();
     state
         .metrics
         .observe_request(labels, code, started.elapsed());
-    reply
+    (reply, span)
 }
 
 /// A request as parsed before authentication.
 struct Request {
     info: RequestInfo,
     method: Method,
+    version: http::Version,
     /// The request URI as received (path and query), for upstream's plain-text errors.
     uri: String,
     query: Query,
     headers: HeaderMap,
 }
 
-/// Authentication → authorization → body → dispatch.
+/// Authentication → authorization → body → dispatch; the server span starts once the
+/// user is known (kube's `WithTracing` follows authentication), dated from `started`.
 async fn stages(
     chain: &Chain,
     request: Request,
     started: std::time::Instant,
     body: impl std::future::Future<Output = Result<Bytes, ApiError>>,
     peer_certs: &[rustls::pki_types::CertificateDer<'static>],
-) -> Reply {
+) -> (Reply, ServerSpan) {
     let Request {
         info,
         method,
+        version,
         uri,
         query,
         mut headers,
@@ -107,13 +119,22 @@ async fn stages(
         Verb::Watch => None,
         _ => match crate::request::options::request_timeout(&query) {
             Ok(asked) => Some(request_deadline(started, asked, chain.request_timeout)),
-            Err(e) => return Reply::Error(e),
+            Err(e) => return (Reply::Error(e), ServerSpan::none()),
         },
     };
+    let authenticating = std::time::SystemTime::now();
     let user = match identify(chain, &mut headers, peer_certs, &uri).await {
         Ok(user) => user,
-        Err(reply) => return reply,
+        Err(reply) => return (reply, ServerSpan::none()),
     };
+    let span = server_span(
+        chain, &info, &method, version, &uri, &headers, &user, started,
+    );
+    span.record_stage(
+        "authentication",
+        authenticating,
+        std::time::SystemTime::now(),
+    );
     let mut call = Call {
         query,
         info,
@@ -123,15 +144,19 @@ async fn stages(
         user,
         deadline,
     };
-    let reply = match deadline {
-        Some(at) => {
-            let at = tokio::time::Instant::from_std(at);
-            tokio::time::timeout_at(at, admitted(chain, &mut call, body))
-                .await
-                .unwrap_or_else(|_| Reply::Error(ApiError::request_timeout()))
-        }
-        None => admitted(chain, &mut call, body).await,
-    };
+    let reply = span
+        .scope(async {
+            match deadline {
+                Some(at) => {
+                    let at = tokio::time::Instant::from_std(at);
+                    tokio::time::timeout_at(at, admitted(chain, &mut call, body))
+                        .await
+                        .unwrap_or_else(|_| Reply::Error(ApiError::request_timeout()))
+                }
+                None => admitted(chain, &mut call, body).await,
+            }
+        })
+        .await;
     if let Reply::Error(e) | Reply::Failed { error: e, .. } = &reply
         && e.code() >= 500
     {
@@ -148,7 +173,50 @@ async fn stages(
             "request failed"
         );
     }
-    reply
+    (reply, span)
+}
+
+/// The wall-clock time of `started` (the server span's start).
+fn received_at(started: std::time::Instant) -> std::time::SystemTime {
+    let now = std::time::SystemTime::now();
+    now.checked_sub(started.elapsed()).unwrap_or(now)
+}
+
+/// The request's server span (see `telemetry::server`).
+#[allow(clippy::too_many_arguments)] // the parts of the request the span names
+fn server_span(
+    chain: &Chain,
+    info: &RequestInfo,
+    method: &Method,
+    version: http::Version,
+    uri: &str,
+    headers: &HeaderMap,
+    user: &UserInfo,
+    started: std::time::Instant,
+) -> ServerSpan {
+    let route = info.is_resource_request.then(|| Route {
+        api_prefix: &info.api_prefix,
+        api_group: &info.api_group,
+        api_version: &info.api_version,
+        namespaced: !info.namespace.is_empty(),
+        resource: &info.resource,
+        named: !info.name.is_empty(),
+        subresource: info.subresource.as_str(),
+    });
+    let privileged = user
+        .groups
+        .iter()
+        .any(|g| PRIVILEGED_GROUPS.contains(&g.as_str()));
+    let request = ServerRequest {
+        method: method.as_str(),
+        uri,
+        route,
+        version,
+        headers,
+        privileged,
+        received: received_at(started),
+    };
+    ServerSpan::start(&chain.tracer, &request)
 }
 
 /// kube's `WithRequestDeadline`: the request's `timeout` when it is positive and below
@@ -191,7 +259,12 @@ async fn admitted(
         Ok(slot) => slot,
         Err(_) => return Reply::Error(too_many(state, &call.info)),
     };
-    if let Err(e) = chain.authorizer.authorize(&call.user, &call.info).await {
+    let authorizing = Span::start("authorization", Vec::new);
+    let authorized = authorizing
+        .scope(chain.authorizer.authorize(&call.user, &call.info))
+        .await;
+    drop(authorizing);
+    if let Err(e) = authorized {
         return Reply::Error(e);
     }
     // The body is read only after authorization, so strangers cannot make the server

@@ -30,17 +30,20 @@ pub async fn handle(
     let path = parts.uri.path().to_string();
     let query = parts.uri.query().unwrap_or_default().to_string();
     let method = parts.method.clone();
-    let resp = chain::serve(
+    let (reply, span) = chain::serve(
         &chain,
         parts.method,
+        parts.version,
         &path,
         &query,
         parts.headers,
         body,
         certs,
     )
-    .await
-    .into_response();
+    .await;
+    // The reply is encoded in the request's span (kube's `SerializeObject` is its child).
+    let resp = span.in_scope(|| reply.into_response());
+    span.end(resp.status().as_u16());
     super::head::answer(&method, resp)
 }
 

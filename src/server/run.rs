@@ -40,6 +40,8 @@ use crate::storage::cache::{CacheMetrics, CachedStore};
 use crate::storage::embedded::EmbeddedStore;
 use crate::storage::etcd::EtcdStore;
 use crate::storage::key::KeyLayout;
+use crate::storage::traced::{Layer, Traced};
+use crate::telemetry::Tracer;
 use crate::webhook::{Settings as TransportSettings, Transport as WebhookTransport};
 
 /// Why the server could not start; `exit_code` follows sysexits (64 = bad input).
@@ -59,6 +61,8 @@ pub enum StartError {
     Unmigrated(String),
     #[error("opening the store: {0}")]
     Store(#[from] crate::storage::StorageError),
+    #[error("setting up tracing: {0}")]
+    Tracing(String),
     #[error("listening on {addr}: {source}")]
     Listen {
         addr: String,
@@ -69,7 +73,10 @@ pub enum StartError {
 impl StartError {
     pub fn exit_code(&self) -> i32 {
         match self {
-            StartError::Definitions(_) | StartError::Config(_) | StartError::Unmigrated(_) => 64,
+            StartError::Definitions(_)
+            | StartError::Config(_)
+            | StartError::Unmigrated(_)
+            | StartError::Tracing(_) => 64,
             _ => 1,
         }
     }
@@ -285,8 +292,13 @@ pub async fn run(
     let metrics = Arc::new(metrics);
     let (authenticator, authorizer) = authenticator(flags, &metrics).await?;
     let authorizer = Arc::new(authorizer);
-    let direct = open_store(&config.store).await?;
+    let tracer = tracer(&config)?;
+    let direct = traced(open_store(&config.store).await?, Layer::Backend, &tracer);
     let (store, cache) = watch_cache(&catalog, flags, direct, cache_metrics);
+    let store = match cache {
+        Some(_) => traced(store, Layer::Cache, &tracer),
+        None => store,
+    };
     let keys = KeyLayout::new(&flags.etcd_prefix);
     let sources = crate::server::stored::Sources {
         catalog: catalog.clone(),
@@ -328,6 +340,7 @@ pub async fn run(
         authorizer,
         request_timeout: flags.request_timeout,
         handlers: state.clone(),
+        tracer: tracer.clone(),
     });
     if !flags.compaction_interval.is_zero() {
         tokio::spawn(compact_periodically(store, flags.compaction_interval));
@@ -354,7 +367,33 @@ pub async fn run(
         drain_timeout: flags.shutdown_timeout,
     };
     accept::serve(listener, acceptor, chain, stop, limits).await;
+    tracer.shutdown().await;
     Ok(())
+}
+
+/// `--tracing-config-file`'s exporting tracer, or none.
+fn tracer(config: &Config) -> Result<Tracer, StartError> {
+    let Some(settings) = &config.tracing else {
+        return Ok(Tracer::none());
+    };
+    let tracer = Tracer::start(settings).map_err(StartError::Tracing)?;
+    tracing::info!(
+        endpoint = settings
+            .endpoint
+            .as_deref()
+            .unwrap_or(crate::telemetry::config::DEFAULT_ENDPOINT),
+        sampling_rate_per_million = settings.sampling_rate_per_million.unwrap_or(0),
+        "tracing: exporting spans over OTLP"
+    );
+    Ok(tracer)
+}
+
+/// `store` with spans of `layer`'s names when tracing.
+fn traced(store: Arc<dyn Store>, layer: Layer, tracer: &Tracer) -> Arc<dyn Store> {
+    match tracer.is_exporting() {
+        true => Traced::wrap(store, layer),
+        false => store,
+    }
 }
 
 /// Raises the soft open-files limit to the hard one (as Go does since 1.19): the

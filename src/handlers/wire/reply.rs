@@ -216,6 +216,13 @@ fn object_response(
     representation: Representation,
     warnings: &[String],
 ) -> Response<Body> {
+    use crate::telemetry::{KeyValue, Span};
+    let span = Span::start("SerializeObject", || {
+        vec![
+            KeyValue::new("mediaType", representation.content_type()),
+            KeyValue::new("encoder", encoder(representation)),
+        ]
+    });
     let bytes = match representation {
         Representation::Yaml => serde_saphyr::to_string(body).map(String::into_bytes).ok(),
         _ => {
@@ -229,11 +236,25 @@ fn object_response(
         let err = ApiError::Internal("failed to encode the response".into());
         return error_response(&err);
     };
+    span.event_with("About to start writing response", || {
+        vec![KeyValue::new(
+            "size",
+            i64::try_from(bytes.len()).unwrap_or(i64::MAX),
+        )]
+    });
     let mut resp = Response::new(Body::from(bytes));
     *resp.status_mut() = code;
     set_content_type(&mut resp, representation.content_type());
     add_warnings(&mut resp, warnings);
     resp
+}
+
+/// The encoder's identifier as kube's span names it (`json` / `yaml`).
+fn encoder(representation: Representation) -> &'static str {
+    match representation {
+        Representation::Yaml => "yaml",
+        _ => "json",
+    }
 }
 
 fn set_content_type(resp: &mut Response<Body>, content_type: &'static str) {

@@ -1,0 +1,184 @@
+//! Storage spans, with kube's names: the backend's as k8s.io/apiserver's etcd3 store
+//! names them (`Get etcd3`, `List(recursive=true) etcd3`, `Create etcd3`,
+//! `GuaranteedUpdate etcd3`; deletes, which kube's store does not trace, are
+//! `Delete etcd3` here), on either backend; the watch cache's as kube's cacher names
+//! them (`cacher.Get`, `cacher.GetList`, `cacher.Watch`; writes pass through untraced,
+//! as kube's cacher). Wrapped only when a tracer is configured.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+
+use super::{KeyValue, RangeRequest, RangeResult, Result, Revision, Store, WatchStream};
+use crate::telemetry::{KeyValue as Attribute, Span};
+
+/// Which layer the spans are named after.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layer {
+    /// etcd or the embedded store.
+    Backend,
+    /// The watch cache.
+    Cache,
+}
+
+/// A store whose calls are spans of the request that makes them.
+pub struct Traced {
+    inner: Arc<dyn Store>,
+    layer: Layer,
+}
+
+impl Traced {
+    pub fn wrap(inner: Arc<dyn Store>, layer: Layer) -> Arc<dyn Store> {
+        Arc::new(Traced { inner, layer })
+    }
+
+    fn key_span(&self, backend: &'static str, cache: Option<&'static str>, key: &str) -> Span {
+        let name = match self.layer {
+            Layer::Backend => backend,
+            Layer::Cache => match cache {
+                Some(name) => name,
+                None => return Span::none(),
+            },
+        };
+        Span::start(name, || vec![Attribute::new("key", key.to_string())])
+    }
+}
+
+/// `<call> call succeeded`, or `… failed` with the error (kube's etcd3 events).
+fn outcome<T>(span: &Span, result: &Result<T>, succeeded: &'static str, failed: &'static str) {
+    match result {
+        Ok(_) => span.event(succeeded),
+        Err(e) => span.event_with(failed, || vec![Attribute::new("err", e.to_string())]),
+    }
+}
+
+#[async_trait]
+impl Store for Traced {
+    async fn get(&self, key: &str) -> Result<Option<KeyValue>> {
+        let span = self.key_span("Get etcd3", Some("cacher.Get"), key);
+        let got = span.scope(self.inner.get(key)).await;
+        outcome(&span, &got, "Get call succeeded", "Get call failed");
+        got
+    }
+
+    async fn get_not_older_than(
+        &self,
+        key: &str,
+        not_older_than: Revision,
+    ) -> Result<Option<KeyValue>> {
+        let span = self.key_span("Get etcd3", Some("cacher.Get"), key);
+        span.set(|| {
+            vec![Attribute::new(
+                "resource-version",
+                not_older_than.to_string(),
+            )]
+        });
+        let got = span
+            .scope(self.inner.get_not_older_than(key, not_older_than))
+            .await;
+        outcome(&span, &got, "Get call succeeded", "Get call failed");
+        got
+    }
+
+    async fn range(&self, req: RangeRequest) -> Result<RangeResult> {
+        let name = match self.layer {
+            Layer::Backend => "List(recursive=true) etcd3",
+            Layer::Cache => "cacher.GetList",
+        };
+        let span = Span::start(name, || {
+            vec![
+                Attribute::new("key", req.prefix.clone()),
+                Attribute::new("resourceVersion", req.revision.to_string()),
+                Attribute::new("limit", i64::try_from(req.limit).unwrap_or(i64::MAX)),
+                Attribute::new("continue", req.start_key.clone().unwrap_or_default()),
+            ]
+        });
+        let listed = span.scope(self.inner.range(req)).await;
+        if let (Ok(result), Layer::Cache) = (&listed, self.layer) {
+            span.event_with("Listed items from cache", || {
+                vec![Attribute::new(
+                    "count",
+                    i64::try_from(result.kvs.len()).unwrap_or(i64::MAX),
+                )]
+            });
+        }
+        listed
+    }
+
+    async fn create(&self, key: &str, value: Vec<u8>) -> Result<Revision> {
+        let span = self.key_span("Create etcd3", None, key);
+        let created = span.scope(self.inner.create(key, value)).await;
+        outcome(&span, &created, "Txn call succeeded", "Txn call failed");
+        created
+    }
+
+    async fn update(&self, key: &str, value: Vec<u8>, expected: Revision) -> Result<Revision> {
+        let span = self.key_span("GuaranteedUpdate etcd3", None, key);
+        let updated = span.scope(self.inner.update(key, value, expected)).await;
+        outcome(&span, &updated, "Txn call completed", "Txn call failed");
+        updated
+    }
+
+    async fn delete(&self, key: &str, expected: Revision) -> Result<KeyValue> {
+        let span = self.key_span("Delete etcd3", None, key);
+        let deleted = span.scope(self.inner.delete(key, expected)).await;
+        outcome(&span, &deleted, "Txn call succeeded", "Txn call failed");
+        deleted
+    }
+
+    async fn watch(
+        &self,
+        prefix: &str,
+        after: Revision,
+        progress_every: Duration,
+    ) -> Result<WatchStream> {
+        let _span = self.watch_span(prefix);
+        self.inner.watch(prefix, after, progress_every).await
+    }
+
+    async fn watch_with_progress(
+        &self,
+        prefix: &str,
+        after: Revision,
+        progress_every: Duration,
+        progress: Arc<tokio::sync::Notify>,
+    ) -> Result<WatchStream> {
+        let _span = self.watch_span(prefix);
+        self.inner
+            .watch_with_progress(prefix, after, progress_every, progress)
+            .await
+    }
+
+    fn progress_on_request(&self) -> bool {
+        self.inner.progress_on_request()
+    }
+
+    async fn current_revision(&self) -> Result<Revision> {
+        self.inner.current_revision().await
+    }
+
+    async fn compact(&self, revision: Revision) -> Result<()> {
+        self.inner.compact(revision).await
+    }
+
+    async fn compacted_revision(&self) -> Result<Revision> {
+        self.inner.compacted_revision().await
+    }
+
+    async fn check(&self) -> Result<()> {
+        self.inner.check().await
+    }
+}
+
+impl Traced {
+    /// kube's `cacher.Watch` span: the watch's start, not its life.
+    fn watch_span(&self, prefix: &str) -> Span {
+        match self.layer {
+            Layer::Cache => Span::start("cacher.Watch", || {
+                vec![Attribute::new("key", prefix.to_string())]
+            }),
+            Layer::Backend => Span::none(),
+        }
+    }
+}
