@@ -13,10 +13,16 @@
 #[path = "common/admission_host.rs"]
 mod admission_host;
 mod common;
+#[path = "common/conversion.rs"]
+mod conversion;
+#[path = "common/etcd.rs"]
+mod etcd;
 #[path = "common/fake_kube.rs"]
 mod fake_kube;
 #[path = "common/otlp.rs"]
 mod otlp;
+#[path = "common/stub_converter.rs"]
+mod stub_converter;
 #[path = "common/webhook.rs"]
 mod webhook;
 #[path = "common/webhook_host.rs"]
@@ -165,6 +171,119 @@ async fn traceparent_create_continued_through_handler_storage_admission_webhook(
         );
     }
     drop(host);
+}
+
+#[tokio::test]
+async fn no_config_incoming_traceparent_passed_to_webhook_unchanged() {
+    let host = Host::start(|hook| {
+        vec![validating(
+            "check",
+            vec![admission_host::hook(
+                hook,
+                "check.example.com",
+                "/check",
+                Policy::Fail,
+                &["CREATE"],
+                &["crontabs"],
+            )],
+        )]
+    });
+    let client = host.server.client();
+    let traced = client
+        .post(host.server.url(CRONTABS))
+        .header("traceparent", traceparent(TRACE_ID))
+        .json(&crontab("traced", &[]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(traced.status(), 201);
+    let plain = host.create(&crontab("plain", &[])).await;
+    assert_eq!(plain.code, 201);
+    let sent: Vec<Option<String>> = host
+        .hook
+        .reviews_at("/check")
+        .into_iter()
+        .map(|r| r.traceparent)
+        .collect();
+    assert_eq!(sent, vec![Some(traceparent(TRACE_ID)), None]);
+}
+
+#[tokio::test]
+async fn traceparent_conversion_webhook_call_carries_its_span() {
+    let converter = stub_converter::StubConverter::start();
+    let collector = Collector::start();
+    let dir = tempfile::tempdir().unwrap();
+    let crds = dir.path().join("crds");
+    std::fs::create_dir(&crds).unwrap();
+    let widgets = conversion::Served {
+        plural: "widgets",
+        kind: "Widget",
+        path: "/convert",
+    };
+    let definition = conversion::definition(&converter, &widgets).to_string();
+    std::fs::write(crds.join("widgets.json"), definition).unwrap();
+    let config = collector
+        .config_file(dir.path(), None)
+        .display()
+        .to_string();
+    let crds = crds.display().to_string();
+    let mut server = Server::start_with(&["--crd-dir", &crds, "--tracing-config-file", &config]);
+    let collection = "/apis/conversion.example.com/v1/namespaces/default/widgets";
+    let widget = conversion::object(
+        conversion::V1,
+        "Widget",
+        "w",
+        serde_json::json!({"color": "red"}),
+    );
+    let client = server.client();
+    let created = client
+        .post(server.url(collection))
+        .json(&widget)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(created.status(), 201);
+    let at_v2 = "/apis/conversion.example.com/v2/namespaces/default/widgets/w";
+    let got = client
+        .get(server.url(at_v2))
+        .header("traceparent", traceparent(TRACE_ID))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(got.status(), 200);
+    let got: serde_json::Value = got.json().await.unwrap();
+    assert_eq!(got["spec"]["shape"], "round", "converted by the webhook");
+    assert!(server.terminate().success());
+    let spans = collector.wait_for(Duration::from_secs(20), |spans| {
+        spans.iter().any(|s| s.name == "Call conversion webhook")
+    });
+    let spans = of_trace(&spans, TRACE_ID);
+    let call = named(&spans, "Call conversion webhook");
+    assert_eq!(
+        call.attributes["custom-resource-definition"],
+        "widgets.conversion.example.com"
+    );
+    assert_eq!(
+        call.attributes["desired-api-version"],
+        "conversion.example.com/v2"
+    );
+    assert_eq!(call.attributes["object-count"], "1");
+    assert!(call.events.contains(&"Request completed".to_string()));
+    // Under the request's handler span.
+    let handler = named(&spans, "Get");
+    let mut ancestor = call.parent_span_id.clone();
+    while ancestor != handler.span_id {
+        let parent = spans.iter().find(|s| s.span_id == ancestor);
+        let parent =
+            parent.unwrap_or_else(|| panic!("{} under Get: {:#?}", call.name, names(&spans)));
+        ancestor = parent.parent_span_id.clone();
+    }
+    let reviews = converter.reviews_at("/convert");
+    let sent: Vec<Option<&str>> = reviews.iter().map(|r| r.header("traceparent")).collect();
+    assert_eq!(
+        sent,
+        vec![Some(format!("00-{TRACE_ID}-{}-01", call.span_id).as_str())]
+    );
 }
 
 #[tokio::test]
