@@ -132,6 +132,15 @@ async fn traceparent_create_continued_through_handler_storage_admission_webhook(
     assert_eq!(handler.attributes["resource"], "crontabs");
     assert_eq!(handler.attributes["namespace"], "default");
     assert_eq!(handler.attributes["scope"], "resource");
+    assert_eq!(
+        handler.events,
+        [
+            "limitedReadBody succeeded",
+            "About to store object in database",
+            "Write to database call succeeded",
+            "About to write a response"
+        ]
+    );
     let stored = named(&spans, "Create etcd3");
     assert_child(stored, handler);
     assert_eq!(
@@ -330,6 +339,7 @@ async fn sampling_zero_without_traceparent_exports_nothing() {
         "unsampled requests exported: {others:#?}"
     );
     let list = named(&spans, "List");
+    assert_child(named(&spans, "cacher.GetList"), list);
     assert_child(
         list,
         named(

@@ -22,6 +22,8 @@ use crate::meta::object as obj;
 use crate::request::body::decode_resource;
 use crate::request::negotiate::body_format;
 use crate::request::options::WriteOptions;
+use crate::telemetry::KeyValue;
+use crate::telemetry::span::current_event;
 
 pub async fn create(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
     accept(call)?;
@@ -36,6 +38,8 @@ async fn create_object(
     ctx: &Target,
     warnings: &mut Vec<String>,
 ) -> Result<Reply, ApiError> {
+    let len = || vec![KeyValue::new("len", call.body.len() as i64)];
+    current_event("limitedReadBody succeeded", len);
     let options = WriteOptions::from_query(&call.query, "CreateOptions")?;
     let format = body_format(call.header("content-type"))?;
     let report = options.field_validation.reports();
@@ -59,11 +63,21 @@ async fn create_object(
         dry_run,
     );
     let authorized = Authorized::ByChain;
-    let object = create_admitted(
+    current_event("About to store object in database", Vec::new);
+    let created = create_admitted(
         state, ctx, object, dry_run, &admitting, warnings, authorized,
     )
-    .await?;
-    render_object(call, ctx, StatusCode::CREATED, object)
+    .await;
+    match &created {
+        Ok(_) => current_event("Write to database call succeeded", len),
+        Err(e) => current_event("Write to database call failed", || {
+            let mut attributes = len();
+            attributes.push(KeyValue::new("err", e.to_string()));
+            attributes
+        }),
+    }
+    current_event("About to write a response", Vec::new);
+    render_object(call, ctx, StatusCode::CREATED, created?)
 }
 
 /// Whether the verb the filter chain authorized covers creating the object.

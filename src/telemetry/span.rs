@@ -125,3 +125,14 @@ pub(super) fn record_finished(
         .start_with_context(tracer, parent);
     span.end_with_timestamp(ended);
 }
+
+/// An event on the current span, when it is recorded (kube's
+/// `tracing.SpanFromContext(ctx).AddEvent`); attributes made only then.
+pub fn current_event(name: &'static str, attributes: impl FnOnce() -> Vec<KeyValue>) {
+    Context::map_current(|cx| {
+        let span = cx.span();
+        if span.is_recording() {
+            span.add_event(name, attributes());
+        }
+    });
+}
