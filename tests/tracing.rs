@@ -105,10 +105,17 @@ async fn traceparent_create_continued_through_handler_storage_admission_webhook(
     assert_eq!(created.status(), 201);
     // Flushed at shutdown (the batch's delay is seconds).
     assert!(host.server.terminate().success());
-    let spans = collector.wait_for(Duration::from_secs(20), |spans| {
+    let all = collector.wait_for(Duration::from_secs(20), |spans| {
         spans.iter().any(|s| s.name.starts_with("POST "))
     });
-    let spans = of_trace(&spans, TRACE_ID);
+    // kube's authentication span is outside the server span: with a traceparent, a root
+    // of its own trace, which sampling (unset: never) leaves out.
+    assert!(
+        all.iter().all(|s| s.name != "authentication"),
+        "{:#?}",
+        names(&all)
+    );
+    let spans = of_trace(&all, TRACE_ID);
     let server = named(
         &spans,
         "POST /apis/stable.example.com/v1/namespaces/{:namespace}/crontabs",
@@ -123,11 +130,27 @@ async fn traceparent_create_continued_through_handler_storage_admission_webhook(
     assert_eq!(server.attributes["http.request.method"], "POST");
     assert_eq!(server.resource["service.name"], "apiserver");
     assert!(server.resource["service.instance.id"].starts_with("apiserver-"));
-    assert_child(named(&spans, "authentication"), server);
-    assert_child(named(&spans, "authorization"), server);
-    assert_child(named(&spans, "SerializeObject"), server);
+    // kube's filter spans, each around the rest of the request.
+    let mut outer = server;
+    for filter in [
+        "audit",
+        "constrainedimpersonation",
+        "priorityandfairness",
+        "authorization",
+    ] {
+        let span = named(&spans, filter);
+        assert_child(span, outer);
+        outer = span;
+    }
     let handler = named(&spans, "Create");
-    assert_child(handler, server);
+    assert_child(handler, outer);
+    let serialized = named(&spans, "SerializeObject");
+    assert_child(serialized, handler);
+    assert_eq!(serialized.attributes["mediaType"], "application/json");
+    assert_eq!(
+        serialized.events,
+        ["About to start writing response", "Write call succeeded"]
+    );
     assert_eq!(handler.attributes["verb"], "create");
     assert_eq!(handler.attributes["resource"], "crontabs");
     assert_eq!(handler.attributes["namespace"], "default");
@@ -136,9 +159,12 @@ async fn traceparent_create_continued_through_handler_storage_admission_webhook(
         handler.events,
         [
             "limitedReadBody succeeded",
+            "About to convert to expected version",
+            "Conversion done",
             "About to store object in database",
             "Write to database call succeeded",
-            "About to write a response"
+            "About to write a response",
+            "Writing http response done"
         ]
     );
     let stored = named(&spans, "Create etcd3");
@@ -339,18 +365,16 @@ async fn sampling_zero_without_traceparent_exports_nothing() {
         "unsampled requests exported: {others:#?}"
     );
     let list = named(&spans, "List");
-    assert_child(named(&spans, "cacher.GetList"), list);
-    assert_child(
-        list,
-        named(
-            &spans,
-            "GET /apis/stable.example.com/v1/namespaces/{:namespace}/crontabs",
-        ),
-    );
+    assert_child(list, named(&spans, "authorization"));
+    assert!(list.events.is_empty(), "kube's list handler adds none");
+    let cached = named(&spans, "cacher.GetList");
+    assert_child(cached, list);
+    // A consistent list asks the store for its revision (kube's one-key list).
+    assert_child(named(&spans, "List(recursive=false) etcd3"), cached);
 }
 
 #[tokio::test]
-async fn sampling_million_exports_every_request_as_root() {
+async fn sampling_million_exports_every_request_under_authentication() {
     let collector = Collector::start();
     let dir = tempfile::tempdir().unwrap();
     let config = collector
@@ -387,10 +411,18 @@ async fn sampling_million_exports_every_request_as_root() {
     traces.sort();
     traces.dedup();
     assert_eq!(traces.len(), REQUESTS, "a trace per request");
-    assert!(
-        requests.iter().all(|s| s.parent_span_id.is_empty()),
-        "roots"
-    );
+    // Without a traceparent, kube's authentication span is the root, the server span
+    // its child.
+    for request in &requests {
+        let parent = spans.iter().find(|s| s.span_id == request.parent_span_id);
+        let parent = parent.expect("the server span's parent exported");
+        assert_eq!(parent.name, "authentication");
+        assert!(
+            parent.parent_span_id.is_empty(),
+            "authentication is the root"
+        );
+        assert_eq!(parent.trace_id, request.trace_id);
+    }
     let gets = requests
         .iter()
         .filter(|s| {

@@ -13,6 +13,7 @@ use crate::handlers::object::render_object;
 use crate::handlers::strategy::admit::Admitting;
 use crate::handlers::strategy::guaranteed;
 use crate::handlers::strategy::managed::{Scope, manager_name, record_update};
+use crate::handlers::traced;
 use crate::handlers::write::{
     accept, check_namespace, check_version_kind, invalid, with_warnings, write_target,
 };
@@ -22,8 +23,6 @@ use crate::meta::object as obj;
 use crate::request::body::decode_resource;
 use crate::request::negotiate::body_format;
 use crate::request::options::WriteOptions;
-use crate::telemetry::KeyValue;
-use crate::telemetry::span::current_event;
 
 pub async fn create(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
     accept(call)?;
@@ -38,12 +37,13 @@ async fn create_object(
     ctx: &Target,
     warnings: &mut Vec<String>,
 ) -> Result<Reply, ApiError> {
-    let len = || vec![KeyValue::new("len", call.body.len() as i64)];
-    current_event("limitedReadBody succeeded", len);
+    traced::body_read(call);
     let options = WriteOptions::from_query(&call.query, "CreateOptions")?;
     let format = body_format(call.header("content-type"))?;
     let report = options.field_validation.reports();
+    traced::event("About to convert to expected version");
     let decoded = decode_resource(&call.body, format, &ctx.resource.kind, report)?;
+    traced::event("Conversion done");
     let (mut object, duplicates) = (decoded.object, decoded.duplicates);
     let directive = options.field_validation;
     *warnings = checks::coerce_other_version(ctx, &object, duplicates.clone(), directive)?;
@@ -63,21 +63,15 @@ async fn create_object(
         dry_run,
     );
     let authorized = Authorized::ByChain;
-    current_event("About to store object in database", Vec::new);
+    traced::event("About to store object in database");
     let created = create_admitted(
         state, ctx, object, dry_run, &admitting, warnings, authorized,
     )
     .await;
-    match &created {
-        Ok(_) => current_event("Write to database call succeeded", len),
-        Err(e) => current_event("Write to database call failed", || {
-            let mut attributes = len();
-            attributes.push(KeyValue::new("err", e.to_string()));
-            attributes
-        }),
-    }
-    current_event("About to write a response", Vec::new);
-    render_object(call, ctx, StatusCode::CREATED, created?)
+    traced::written(call, &created);
+    let created = created?;
+    traced::event("About to write a response");
+    render_object(call, ctx, StatusCode::CREATED, created)
 }
 
 /// Whether the verb the filter chain authorized covers creating the object.

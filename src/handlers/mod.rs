@@ -60,12 +60,7 @@ pub async fn dispatch(state: &Arc<AppState>, call: &Call) -> Result<Reply, ApiEr
     }
     // kube's CRD handler records a deprecated version's warning before serving anything.
     let warning = context::deprecation_warning(state, &call.info);
-    let span = traced::start(call);
-    let reply = span
-        .scope(resource(state, call))
-        .await
-        .unwrap_or_else(Reply::Error);
-    drop(span);
+    let reply = resource(state, call).await.unwrap_or_else(Reply::Error);
     Ok(reply.with_leading_warning(warning.as_deref()))
 }
 

@@ -2,6 +2,7 @@
 //! traceFields(req)...)`): the span name of a verb and kube's `traceFields` attributes.
 
 use crate::request::info::{RequestInfo, Verb};
+use crate::telemetry::span::current_event;
 use crate::telemetry::{KeyValue, Span};
 
 use super::Call;
@@ -20,12 +21,45 @@ pub fn span_name(verb: &Verb) -> Option<&'static str> {
     }
 }
 
-/// The handler span of `call`, under the request's span.
+/// Whether kube's handler of `verb` adds `Writing http response done` once it wrote
+/// its response (every one of [`span_name`]'s but the list's).
+pub fn reports_written(verb: &Verb) -> bool {
+    !matches!(verb, Verb::List)
+}
+
+/// The handler span of `call` (a resource request's), under the current span.
 pub fn start(call: &Call) -> Span {
+    if !call.info.is_resource_request {
+        return Span::none();
+    }
     match span_name(&call.info.verb) {
         Some(name) => Span::start(name, || trace_fields(call)),
         None => Span::none(),
     }
+}
+
+/// An event on the handler's span (kube's `span.AddEvent` in its handlers).
+pub fn event(name: &'static str) {
+    current_event(name, Vec::new);
+}
+
+/// `limitedReadBody succeeded` with the body's length.
+pub fn body_read(call: &Call) {
+    current_event("limitedReadBody succeeded", || vec![body_len(call)]);
+}
+
+/// `Write to database call succeeded`, or `… failed` with the error.
+pub fn written<T>(call: &Call, result: &Result<T, crate::error::ApiError>) {
+    match result {
+        Ok(_) => current_event("Write to database call succeeded", || vec![body_len(call)]),
+        Err(e) => current_event("Write to database call failed", || {
+            vec![body_len(call), KeyValue::new("err", e.to_string())]
+        }),
+    }
+}
+
+fn body_len(call: &Call) -> KeyValue {
+    KeyValue::new("len", i64::try_from(call.body.len()).unwrap_or(i64::MAX))
 }
 
 /// kube's `traceFields` (all but `protocol`, which the server span carries).

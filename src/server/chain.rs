@@ -20,7 +20,7 @@ use crate::request::info::{self, RequestInfo, Verb};
 use crate::request::query::Query;
 use crate::request::user::UserInfo;
 use crate::telemetry::server::{PRIVILEGED_GROUPS, Route, ServerRequest};
-use crate::telemetry::{ServerSpan, Span, Tracer};
+use crate::telemetry::{RequestTrace, Tracer};
 
 /// What the chain's stages hold, and the handlers' state it dispatches to.
 pub struct Chain {
@@ -45,7 +45,7 @@ impl handlers::Authorize for Authorizer {
 }
 
 /// Runs one request through the stages; never fails (errors become Status replies).
-/// The server span is the caller's to end once the reply is encoded.
+/// The request's spans are the caller's to end once the reply is encoded.
 #[allow(clippy::too_many_arguments)] // the request's parts, as the connection has them
 pub async fn serve(
     chain: &Chain,
@@ -56,7 +56,7 @@ pub async fn serve(
     headers: HeaderMap,
     body: impl std::future::Future<Output = Result<Bytes, ApiError>>,
     peer_certs: &[rustls::pki_types::CertificateDer<'static>],
-) -> (Reply, ServerSpan) {
+) -> (Reply, RequestTrace) {
     let started = std::time::Instant::now();
     // Request info first: authorization needs verb, resource and name. The query is
     // decoded once here; authorization and the handlers read this one decoding.
@@ -76,13 +76,13 @@ pub async fn serve(
         query,
         headers,
     };
-    let (reply, span) = stages(chain, request, started, body, peer_certs).await;
+    let (reply, trace) = stages(chain, request, started, body, peer_certs).await;
     let reply = page_not_found(reply);
     let code = reply.code();
     state
         .metrics
         .observe_request(labels, code, started.elapsed());
-    (reply, span)
+    (reply, trace)
 }
 
 /// A request as parsed before authentication.
@@ -104,7 +104,7 @@ async fn stages(
     started: std::time::Instant,
     body: impl std::future::Future<Output = Result<Bytes, ApiError>>,
     peer_certs: &[rustls::pki_types::CertificateDer<'static>],
-) -> (Reply, ServerSpan) {
+) -> (Reply, RequestTrace) {
     let Request {
         info,
         method,
@@ -119,22 +119,22 @@ async fn stages(
         Verb::Watch => None,
         _ => match crate::request::options::request_timeout(&query) {
             Ok(asked) => Some(request_deadline(started, asked, chain.request_timeout)),
-            Err(e) => return (Reply::Error(e), ServerSpan::none()),
+            Err(e) => return (Reply::Error(e), RequestTrace::none()),
         },
     };
-    let authenticating = std::time::SystemTime::now();
+    // kube's filter spans: `authentication` (outside the server span), then the server
+    // span once the user is known (kube's `WithTracing` follows authentication), `audit`
+    // and `constrainedimpersonation` around the rest.
+    let mut trace = RequestTrace::begin(&chain.tracer, received_at(started));
     let user = match identify(chain, &mut headers, peer_certs, &uri).await {
         Ok(user) => user,
-        Err(reply) => return (reply, ServerSpan::none()),
+        Err(reply) => return (reply, trace),
     };
-    let span = server_span(
-        chain, &info, &method, version, &uri, &headers, &user, started,
-    );
-    span.record_stage(
-        "authentication",
-        authenticating,
-        std::time::SystemTime::now(),
-    );
+    trace.serve(&server_request(
+        &info, &method, version, &uri, &headers, &user, started,
+    ));
+    trace.enter("audit");
+    trace.enter("constrainedimpersonation");
     let mut call = Call {
         query,
         info,
@@ -144,19 +144,15 @@ async fn stages(
         user,
         deadline,
     };
-    let reply = span
-        .scope(async {
-            match deadline {
-                Some(at) => {
-                    let at = tokio::time::Instant::from_std(at);
-                    tokio::time::timeout_at(at, admitted(chain, &mut call, body))
-                        .await
-                        .unwrap_or_else(|_| Reply::Error(ApiError::request_timeout()))
-                }
-                None => admitted(chain, &mut call, body).await,
-            }
-        })
-        .await;
+    let reply = match deadline {
+        Some(at) => {
+            let at = tokio::time::Instant::from_std(at);
+            tokio::time::timeout_at(at, admitted(chain, &mut call, body, &mut trace))
+                .await
+                .unwrap_or_else(|_| Reply::Error(ApiError::request_timeout()))
+        }
+        None => admitted(chain, &mut call, body, &mut trace).await,
+    };
     if let Reply::Error(e) | Reply::Failed { error: e, .. } = &reply
         && e.code() >= 500
     {
@@ -173,7 +169,7 @@ async fn stages(
             "request failed"
         );
     }
-    (reply, span)
+    (reply, trace)
 }
 
 /// The wall-clock time of `started` (the server span's start).
@@ -182,18 +178,16 @@ fn received_at(started: std::time::Instant) -> std::time::SystemTime {
     now.checked_sub(started.elapsed()).unwrap_or(now)
 }
 
-/// The request's server span (see `telemetry::server`).
-#[allow(clippy::too_many_arguments)] // the parts of the request the span names
-fn server_span(
-    chain: &Chain,
-    info: &RequestInfo,
-    method: &Method,
+/// What the request's server span is made of (see `telemetry::server`).
+fn server_request<'a>(
+    info: &'a RequestInfo,
+    method: &'a Method,
     version: http::Version,
-    uri: &str,
-    headers: &HeaderMap,
+    uri: &'a str,
+    headers: &'a HeaderMap,
     user: &UserInfo,
     started: std::time::Instant,
-) -> ServerSpan {
+) -> ServerRequest<'a> {
     let route = info.is_resource_request.then(|| Route {
         api_prefix: &info.api_prefix,
         api_group: &info.api_group,
@@ -207,7 +201,11 @@ fn server_span(
         .groups
         .iter()
         .any(|g| PRIVILEGED_GROUPS.contains(&g.as_str()));
-    let request = ServerRequest {
+    let body_size = headers
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok());
+    ServerRequest {
         method: method.as_str(),
         uri,
         route,
@@ -215,8 +213,8 @@ fn server_span(
         headers,
         privileged,
         received: received_at(started),
-    };
-    ServerSpan::start(&chain.tracer, &request)
+        body_size,
+    }
 }
 
 /// kube's `WithRequestDeadline`: the request's `timeout` when it is positive and below
@@ -239,6 +237,7 @@ async fn admitted(
     chain: &Chain,
     call: &mut Call,
     body: impl std::future::Future<Output = Result<Bytes, ApiError>>,
+    trace: &mut RequestTrace,
 ) -> Reply {
     // At DEBUG: the fmt layer formats a span's fields when it is created, whether or not
     // anything is logged in it (about a tenth of a GET's server CPU at INFO). A 5xx is
@@ -259,11 +258,13 @@ async fn admitted(
         Ok(slot) => slot,
         Err(_) => return Reply::Error(too_many(state, &call.info)),
     };
-    let authorizing = Span::start("authorization", Vec::new);
-    let authorized = authorizing
+    // kube's span of its flow control filter (the reference runs APF; our max-in-flight
+    // stands in its place), then authorization's.
+    trace.enter("priorityandfairness");
+    trace.enter("authorization");
+    let authorized = trace
         .scope(chain.authorizer.authorize(&call.user, &call.info))
         .await;
-    drop(authorizing);
     if let Err(e) = authorized {
         return Reply::Error(e);
     }
@@ -273,7 +274,12 @@ async fn admitted(
         Ok(b) => b,
         Err(e) => return Reply::Error(e),
     };
-    match handlers::dispatch(state, call).instrument(span).await {
+    let handler = trace.in_scope(|| handlers::traced::start(call));
+    trace.adopt(handler, handlers::traced::reports_written(&call.info.verb));
+    match trace
+        .scope(handlers::dispatch(state, call).instrument(span))
+        .await
+    {
         Ok(reply) => reply,
         Err(e) => Reply::Error(e),
     }

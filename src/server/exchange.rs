@@ -30,7 +30,7 @@ pub async fn handle(
     let path = parts.uri.path().to_string();
     let query = parts.uri.query().unwrap_or_default().to_string();
     let method = parts.method.clone();
-    let (reply, span) = chain::serve(
+    let (reply, trace) = chain::serve(
         &chain,
         parts.method,
         parts.version,
@@ -41,9 +41,10 @@ pub async fn handle(
         certs,
     )
     .await;
-    // The reply is encoded in the request's span (kube's `SerializeObject` is its child).
-    let resp = span.in_scope(|| reply.into_response());
-    span.end(resp.status().as_u16());
+    // The reply is encoded in the handler's span (kube's `SerializeObject` is its child).
+    let resp = trace.in_scope(|| reply.into_response());
+    let size = hyper::body::Body::size_hint(resp.body()).exact();
+    trace.end(resp.status().as_u16(), size);
     super::head::answer(&method, resp)
 }
 

@@ -1,9 +1,10 @@
 //! Storage spans, with kube's names: the backend's as k8s.io/apiserver's etcd3 store
 //! names them (`Get etcd3`, `List(recursive=true) etcd3`, `Create etcd3`,
-//! `GuaranteedUpdate etcd3`; deletes, which kube's store does not trace, are
-//! `Delete etcd3` here), on either backend; the watch cache's as kube's cacher names
-//! them (`cacher.Get`, `cacher.GetList`, `cacher.Watch`; writes pass through untraced,
-//! as kube's cacher). Wrapped only when a tracer is configured.
+//! `GuaranteedUpdate etcd3`, and `List(recursive=false) etcd3` for the current revision
+//! the cache's consistent reads ask for; deletes are not traced, as kube's store does
+//! not), on either backend; the watch cache's as kube's cacher names them (`cacher.Get`,
+//! `cacher.GetList`, `cacher.Watch`; writes pass through untraced, as kube's cacher).
+//! Wrapped only when a tracer is configured.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -121,10 +122,7 @@ impl Store for Traced {
     }
 
     async fn delete(&self, key: &str, expected: Revision) -> Result<KeyValue> {
-        let span = self.key_span("Delete etcd3", None, key);
-        let deleted = span.scope(self.inner.delete(key, expected)).await;
-        outcome(&span, &deleted, "Txn call succeeded", "Txn call failed");
-        deleted
+        self.inner.delete(key, expected).await
     }
 
     async fn watch(
@@ -155,7 +153,12 @@ impl Store for Traced {
     }
 
     async fn current_revision(&self) -> Result<Revision> {
-        self.inner.current_revision().await
+        // kube's cacher reads etcd's current revision with a one-key list.
+        let span = match self.layer {
+            Layer::Backend => Span::start("List(recursive=false) etcd3", Vec::new),
+            Layer::Cache => Span::none(),
+        };
+        span.scope(self.inner.current_revision()).await
     }
 
     async fn compact(&self, revision: Revision) -> Result<()> {

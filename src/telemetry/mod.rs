@@ -5,7 +5,8 @@
 //! - [`config`]: kube's `TracingConfiguration`, decoded and checked with kube's texts.
 //! - [`provider`]: the exporting [`Tracer`] (OTLP gRPC, batch, `ParentBased` sampling),
 //!   or none: then no span is ever made and an incoming `traceparent` is only passed on.
-//! - [`server`]: the request's server span (otelhttp's, as kube's `WithTracing` names it).
+//! - [`server`]: the request's spans ([`RequestTrace`]): kube's `authentication`, the
+//!   server span (otelhttp's, as kube's `WithTracing` names it), the filter spans.
 //! - [`span`]: child spans ([`Span`]), carried across awaits in the OpenTelemetry
 //!   [`Context`](opentelemetry::Context).
 //! - [`propagation`]: W3C trace context and baggage in and out of HTTP headers.
@@ -23,5 +24,5 @@ pub mod span;
 pub use config::TracingConfiguration;
 pub use opentelemetry::KeyValue;
 pub use provider::Tracer;
-pub use server::ServerSpan;
+pub use server::RequestTrace;
 pub use span::Span;

@@ -18,6 +18,8 @@ use super::endpoint::{self, Target};
 
 /// The server span's instrumentation scope (kube's server span is otelhttp's).
 const SERVER_SCOPE: &str = "go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp";
+/// The filter spans' (kube's `filterlatency.TrackStarted`; its scope's `k8s.op` is kube's).
+const FILTER_SCOPE: &str = "k8s.op/apiserver/pkg/endpoints/filterlatency";
 /// Every other span's (component-base's `tracing.Start`).
 const SPAN_SCOPE: &str = "k8s.io/component-base/tracing";
 /// kube's `service.name` for every apiserver.
@@ -32,6 +34,7 @@ pub struct Tracer(Option<Arc<Exporting>>);
 struct Exporting {
     provider: SdkTracerProvider,
     server: SdkTracer,
+    filters: SdkTracer,
     spans: SdkTracer,
 }
 
@@ -69,10 +72,12 @@ impl Tracer {
             .with_resource(resource)
             .build();
         let server = provider.tracer(SERVER_SCOPE);
+        let filters = provider.tracer(FILTER_SCOPE);
         let spans = provider.tracer(SPAN_SCOPE);
         Ok(Tracer(Some(Arc::new(Exporting {
             provider,
             server,
+            filters,
             spans,
         }))))
     }
@@ -85,6 +90,11 @@ impl Tracer {
     /// The server span's tracer.
     pub(super) fn server(&self) -> Option<&SdkTracer> {
         self.0.as_deref().map(|e| &e.server)
+    }
+
+    /// The filter spans' tracer.
+    pub(super) fn filters(&self) -> Option<&SdkTracer> {
+        self.0.as_deref().map(|e| &e.filters)
     }
 
     /// The child spans' tracer.

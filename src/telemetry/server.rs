@@ -5,6 +5,7 @@
 //! `traceparent` is its parent for `system:masters` and `system:monitoring` (kube's
 //! `notSystemPrivilegedGroup` public-endpoint rule); for anyone else it is a link of a
 //! new trace. Without a tracer the incoming context is only passed on to webhooks.
+//! Around it, kube's filter spans ([`RequestTrace`]).
 
 use std::time::SystemTime;
 
@@ -14,7 +15,7 @@ use opentelemetry::{Context, KeyValue};
 
 use super::propagation;
 use super::provider::Tracer;
-use super::span::{ChildTracer, record_finished};
+use super::span::{ChildTracer, Span};
 
 /// The groups whose trace context is continued (kube's privileged groups).
 pub const PRIVILEGED_GROUPS: [&str; 2] = ["system:masters", "system:monitoring"];
@@ -42,6 +43,8 @@ pub struct ServerRequest<'a> {
     /// Whether the user is in a [`PRIVILEGED_GROUPS`] group.
     pub privileged: bool,
     pub received: SystemTime,
+    /// The request body's length, when it has one (`Content-Length`).
+    pub body_size: Option<u64>,
 }
 
 /// kube's span name (`getSpanNameFromRequestInfo`).
@@ -71,19 +74,52 @@ pub fn span_name(method: &str, route: Option<&Route<'_>>) -> String {
     name
 }
 
-/// The request's span, or only the incoming context, or nothing.
-#[must_use = "the span ends with `end`"]
-pub struct ServerSpan {
-    cx: Option<Context>,
+/// The spans of one request, outermost first: kube's `authentication` filter span (a
+/// root: the server span's parent when no `traceparent` came), the server span, the filter
+/// spans and the handler's, each wrapping the rest of the request as kube's
+/// `filterlatency.TrackStarted` spans do; ended together when the response is encoded.
+/// Without a tracer, only an incoming trace context, passed on to webhooks.
+#[must_use = "the spans end with `end`"]
+pub struct RequestTrace {
+    tracer: Tracer,
+    authentication: Option<Context>,
+    /// The server span, then each span entered (or the incoming context alone).
+    stack: Vec<Context>,
+    /// Whether the innermost span is a handler's that reports its response written.
+    reports_written: bool,
 }
 
-impl ServerSpan {
+impl RequestTrace {
+    /// The trace of a request received at `received`: kube's `authentication` span, a
+    /// root, when a tracer is configured.
+    pub fn begin(tracer: &Tracer, received: SystemTime) -> RequestTrace {
+        let authentication = tracer.filters().map(|filters| {
+            let span = filters
+                .span_builder("authentication")
+                .with_start_time(received)
+                .start_with_context(filters, &Context::new());
+            Context::new().with_span(span)
+        });
+        RequestTrace {
+            tracer: tracer.clone(),
+            authentication,
+            stack: Vec::new(),
+            reports_written: false,
+        }
+    }
+
+    /// No spans and no context.
+    pub fn none() -> RequestTrace {
+        RequestTrace::begin(&Tracer::none(), SystemTime::UNIX_EPOCH)
+    }
+
     /// Starts the server span of `request` (see the module's text).
-    pub fn start(tracer: &Tracer, request: &ServerRequest<'_>) -> ServerSpan {
+    pub fn serve(&mut self, request: &ServerRequest<'_>) {
         let remote = propagation::extract(request.headers);
-        let (Some(server), Some(spans)) = (tracer.server(), tracer.spans()) else {
+        let (Some(server), Some(spans)) = (self.tracer.server(), self.tracer.spans()) else {
             // No tracer: the incoming trace context is passed on, as Go's no-op provider does.
-            return ServerSpan { cx: remote };
+            self.stack.extend(remote);
+            return;
         };
         let mut builder = server
             .span_builder(span_name(request.method, request.route.as_ref()))
@@ -95,64 +131,97 @@ impl ServerSpan {
                 builder = builder.with_links(vec![Link::with_context(linked)]);
                 Context::new()
             }
-            (_, remote) => remote.unwrap_or_default(),
+            (true, Some(remote)) => remote,
+            (_, None) => self.authentication.clone().unwrap_or_default(),
         };
-        let span = builder.start_with_context(server, &parent);
+        let mut span = builder.start_with_context(server, &parent);
         if span.is_recording() {
-            let mut span = span;
             span.set_attributes(attributes(request));
-            let cx = parent
-                .with_span(span)
-                .with_value(ChildTracer(spans.clone()));
-            return ServerSpan { cx: Some(cx) };
         }
-        ServerSpan {
-            cx: Some(parent.with_span(span)),
+        let cx = parent
+            .with_span(span)
+            .with_value(ChildTracer(spans.clone()));
+        self.stack.push(cx);
+    }
+
+    /// A filter span under the innermost (kube's `filterlatency.TrackStarted`): it lasts
+    /// as long as the rest of the request.
+    pub fn enter(&mut self, name: &'static str) {
+        let (Some(filters), Some(inner)) = (self.tracer.filters(), self.stack.last()) else {
+            return;
+        };
+        if !inner.span().span_context().is_sampled() {
+            return;
+        }
+        let span = filters.start_with_context(name, inner);
+        let cx = inner.with_span(span);
+        self.stack.push(cx);
+    }
+
+    /// Makes `span` (the handler's, started under the innermost) the innermost; with
+    /// `reports_written`, it gets kube's `Writing http response done` once a successful
+    /// response is encoded.
+    pub fn adopt(&mut self, span: Span, reports_written: bool) {
+        if let Some(cx) = span.into_context() {
+            self.stack.push(cx);
+            self.reports_written = reports_written;
         }
     }
 
-    /// No span and no context.
-    pub fn none() -> ServerSpan {
-        ServerSpan { cx: None }
-    }
-
-    /// Records a stage that ran before this span existed (authentication).
-    pub fn record_stage(&self, name: &'static str, started: SystemTime, ended: SystemTime) {
-        if let Some(cx) = &self.cx {
-            record_finished(cx, name, started, ended);
-        }
-    }
-
-    /// Runs `future` with this span current.
+    /// Runs `future` with the innermost span current.
     pub async fn scope<F: std::future::Future>(&self, future: F) -> F::Output {
         use opentelemetry::trace::FutureExt as _;
-        match &self.cx {
+        match self.stack.last() {
             Some(cx) => future.with_context(cx.clone()).await,
             None => future.await,
         }
     }
 
-    /// Runs `work` with this span current.
+    /// Runs `work` with the innermost span current.
     pub fn in_scope<T>(&self, work: impl FnOnce() -> T) -> T {
-        let _attached = self.cx.clone().map(Context::attach);
+        let _attached = self.stack.last().cloned().map(Context::attach);
         work()
     }
 
-    /// Ends the span with the response's status code (otelhttp: a 5xx is an error).
-    pub fn end(self, code: u16) {
-        let Some(cx) = self.cx else {
-            return;
-        };
-        let span = cx.span();
-        if !span.is_recording() {
-            return;
+    /// Ends every span, innermost first, after the response (`code`, `size` bytes when
+    /// known) was encoded; the server span records both (otelhttp: a 5xx is an error).
+    pub fn end(mut self, code: u16, size: Option<u64>) {
+        if let Some(inner) = self.stack.last()
+            && self.reports_written
+            && code < 400
+        {
+            inner
+                .span()
+                .add_event("Writing http response done", Vec::new());
         }
-        span.set_attribute(KeyValue::new("http.response.status_code", i64::from(code)));
-        if code >= 500 {
-            span.set_status(Status::error(""));
+        if let Some(server) = self.stack.first().map(|cx| cx.span())
+            && server.is_recording()
+        {
+            server.set_attribute(KeyValue::new("http.response.status_code", i64::from(code)));
+            if let Some(size) = size {
+                let size = i64::try_from(size).unwrap_or(i64::MAX);
+                server.set_attribute(KeyValue::new("http.response.body.size", size));
+            }
+            if code >= 500 {
+                server.set_status(Status::error(""));
+            }
         }
-        span.end();
+        while let Some(cx) = self.stack.pop() {
+            cx.span().end();
+        }
+        if let Some(cx) = self.authentication.take() {
+            cx.span().end();
+        }
     }
+}
+
+/// `host[:port]` (brackets of an IPv6 address dropped) into its parts.
+fn split_host_port(host: &str) -> (&str, Option<u16>) {
+    let (address, port) = match host.rsplit_once(':') {
+        Some((a, p)) if !p.contains(']') => (a, p.parse().ok()),
+        _ => (host, None),
+    };
+    (address.trim_start_matches('[').trim_end_matches(']'), port)
 }
 
 /// otelhttp's server attributes, and kube's `http.target` and `audit-id`.
@@ -177,9 +246,19 @@ fn attributes(request: &ServerRequest<'_>) -> Vec<KeyValue> {
         KeyValue::new("http.target", request.uri.to_string()),
         KeyValue::new("audit-id", header("audit-id")),
     ];
+    let path = request.uri.split('?').next().unwrap_or_default();
+    attributes.push(KeyValue::new("url.path", path.to_string()));
     let host = header("host");
-    if !host.is_empty() {
-        attributes.push(KeyValue::new("server.address", host));
+    let (address, port) = split_host_port(&host);
+    if !address.is_empty() {
+        attributes.push(KeyValue::new("server.address", address.to_string()));
+    }
+    if let Some(port) = port {
+        attributes.push(KeyValue::new("server.port", i64::from(port)));
+    }
+    if let Some(size) = request.body_size.filter(|s| *s > 0) {
+        let size = i64::try_from(size).unwrap_or(i64::MAX);
+        attributes.push(KeyValue::new("http.request.body.size", size));
     }
     let agent = header("user-agent");
     if !agent.is_empty() {
@@ -224,7 +303,7 @@ mod tests {
     }
 
     #[test]
-    fn start_without_tracer_passes_incoming_context_only() {
+    fn serve_without_tracer_passes_incoming_context_only() {
         fn request(headers: &HeaderMap) -> ServerRequest<'_> {
             ServerRequest {
                 method: "GET",
@@ -234,26 +313,37 @@ mod tests {
                 headers,
                 privileged: false,
                 received: SystemTime::now(),
+                body_size: None,
             }
         }
         let mut headers = HeaderMap::new();
-        assert!(
-            ServerSpan::start(&Tracer::none(), &request(&headers))
-                .cx
-                .is_none()
-        );
+        let mut trace = RequestTrace::begin(&Tracer::none(), SystemTime::now());
+        trace.serve(&request(&headers));
+        assert!(trace.stack.is_empty() && trace.authentication.is_none());
         headers.insert(
             propagation::TRACEPARENT,
             http::HeaderValue::from_static(
                 "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
             ),
         );
-        let span = ServerSpan::start(&Tracer::none(), &request(&headers));
-        let cx = span.cx.as_ref().expect("passed on");
+        let mut trace = RequestTrace::begin(&Tracer::none(), SystemTime::now());
+        trace.serve(&request(&headers));
+        trace.enter("audit");
+        assert_eq!(trace.stack.len(), 1, "the incoming context alone");
+        let cx = &trace.stack[0];
         assert_eq!(
             cx.span().span_context().trace_id().to_string(),
             "0af7651916cd43dd8448eb211c80319c"
         );
         assert!(cx.get::<ChildTracer>().is_none());
+        trace.end(200, None);
+    }
+
+    #[test]
+    fn split_host_port_forms() {
+        assert_eq!(split_host_port("127.0.0.1:8443"), ("127.0.0.1", Some(8443)));
+        assert_eq!(split_host_port("[::1]:8443"), ("::1", Some(8443)));
+        assert_eq!(split_host_port("[::1]"), ("::1", None));
+        assert_eq!(split_host_port("example.com"), ("example.com", None));
     }
 }

@@ -4,7 +4,7 @@
 
 use std::future::Future;
 
-use opentelemetry::trace::{FutureExt as _, Span as _, TraceContextExt, Tracer as _};
+use opentelemetry::trace::{FutureExt as _, TraceContextExt, Tracer as _};
 use opentelemetry::{Context, KeyValue};
 use opentelemetry_sdk::trace::SdkTracer;
 
@@ -43,6 +43,11 @@ impl Span {
     /// No span.
     pub fn none() -> Span {
         Span { cx: None }
+    }
+
+    /// The span's context, the span not ended (its new owner ends it).
+    pub(super) fn into_context(mut self) -> Option<Context> {
+        self.cx.take()
     }
 
     /// Whether this span is recorded.
@@ -103,27 +108,6 @@ pub async fn traced<F: Future>(
 ) -> F::Output {
     let span = Span::start(name, attributes);
     span.scope(future).await
-}
-
-/// Starts a span that ran from `started` to `ended` (a stage timed before its parent
-/// span existed: authentication).
-pub(super) fn record_finished(
-    parent: &Context,
-    name: &'static str,
-    started: std::time::SystemTime,
-    ended: std::time::SystemTime,
-) {
-    let Some(ChildTracer(tracer)) = parent.get::<ChildTracer>() else {
-        return;
-    };
-    if !parent.span().span_context().is_sampled() {
-        return;
-    }
-    let mut span = tracer
-        .span_builder(name)
-        .with_start_time(started)
-        .start_with_context(tracer, parent);
-    span.end_with_timestamp(ended);
 }
 
 /// An event on the current span, when it is recorded (kube's

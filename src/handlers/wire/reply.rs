@@ -155,6 +155,9 @@ impl Reply {
                 len,
                 warnings,
             } => {
+                // Served bytes, encoded already: kube's SerializeObject span all the same.
+                let span = serialize_span(Representation::Json);
+                written(&span, len);
                 let mut resp = Response::new(Body::from_stream(body));
                 set_content_type(&mut resp, Representation::Json.content_type());
                 resp.headers_mut()
@@ -216,13 +219,7 @@ fn object_response(
     representation: Representation,
     warnings: &[String],
 ) -> Response<Body> {
-    use crate::telemetry::{KeyValue, Span};
-    let span = Span::start("SerializeObject", || {
-        vec![
-            KeyValue::new("mediaType", representation.content_type()),
-            KeyValue::new("encoder", encoder(representation)),
-        ]
-    });
+    let span = serialize_span(representation);
     let bytes = match representation {
         Representation::Yaml => serde_saphyr::to_string(body).map(String::into_bytes).ok(),
         _ => {
@@ -236,17 +233,37 @@ fn object_response(
         let err = ApiError::Internal("failed to encode the response".into());
         return error_response(&err);
     };
-    span.event_with("About to start writing response", || {
-        vec![KeyValue::new(
-            "size",
-            i64::try_from(bytes.len()).unwrap_or(i64::MAX),
-        )]
-    });
+    written(&span, bytes.len());
     let mut resp = Response::new(Body::from(bytes));
     *resp.status_mut() = code;
     set_content_type(&mut resp, representation.content_type());
     add_warnings(&mut resp, warnings);
     resp
+}
+
+/// kube's `SerializeObject` span of a response body.
+fn serialize_span(representation: Representation) -> crate::telemetry::Span {
+    use crate::telemetry::KeyValue;
+    crate::telemetry::Span::start("SerializeObject", || {
+        vec![
+            KeyValue::new("mediaType", representation.content_type()),
+            KeyValue::new("encoder", encoder(representation)),
+        ]
+    })
+}
+
+/// The serialization's events, as kube's deferred writer adds them (the body is handed
+/// to the connection whole).
+fn written(span: &crate::telemetry::Span, size: usize) {
+    use crate::telemetry::KeyValue;
+    let size = || {
+        vec![KeyValue::new(
+            "size",
+            i64::try_from(size).unwrap_or(i64::MAX),
+        )]
+    };
+    span.event_with("About to start writing response", size);
+    span.event_with("Write call succeeded", size);
 }
 
 /// The encoder's identifier as kube's span names it (`json` / `yaml`).
