@@ -1,6 +1,12 @@
 //! The `audit.k8s.io/v1` Event as kube writes it: fields in Go's order, empty optional
 //! fields omitted as Go's `omitempty` omits them, timestamps as `metav1.MicroTime`.
 
+pub mod json;
+pub mod legacy;
+#[cfg(test)]
+mod tests;
+pub mod time;
+
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -64,9 +70,12 @@ pub struct ObjectReference {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Event {
-    /// `Event`.
+    /// `Event`; empty (and then left out, as Go's `omitempty` does) for the items of a
+    /// webhook's EventList.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub kind: String,
-    /// `audit.k8s.io/v1`.
+    /// `audit.k8s.io/v1`; empty for EventList items, as `kind`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub api_version: String,
     pub level: Level,
     #[serde(rename = "auditID")]
@@ -84,15 +93,25 @@ pub struct Event {
     pub user_agent: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object_ref: Option<ObjectReference>,
-    /// A `metav1.Status` (kube fills `code`, and `status`/`message`/`reason` on errors).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// A `metav1.Status` (kube fills `code`, and `status`/`message`/`reason` on errors),
+    /// written in Go's field order with `metadata` always ([`json::serialize_status`]).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "json::serialize_status"
+    )]
     pub response_status: Option<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_object: Option<Box<RawValue>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_object: Option<Box<RawValue>>,
-    /// `metav1.MicroTime`: RFC 3339 in UTC with six fractional digits.
+    /// RFC 3339 in UTC at any precision ([`time::stamp`] keeps nanoseconds): the json
+    /// format writes it as `metav1.MicroTime` (six digits), the legacy format as Go's
+    /// `RFC3339Nano`, each as kube does from its in-memory time.
+    #[serde(serialize_with = "time::serialize_micro")]
     pub request_received_timestamp: String,
+    /// As `request_received_timestamp`.
+    #[serde(serialize_with = "time::serialize_micro")]
     pub stage_timestamp: String,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub annotations: BTreeMap<String, String>,
