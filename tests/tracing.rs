@@ -147,6 +147,10 @@ async fn traceparent_create_continued_through_handler_storage_admission_webhook(
     let serialized = named(&spans, "SerializeObject");
     assert_child(serialized, handler);
     assert_eq!(serialized.attributes["mediaType"], "application/json");
+    assert_eq!(serialized.attributes["encoder"], "json");
+    assert_eq!(serialized.attributes["method"], "POST");
+    assert_eq!(serialized.attributes["url"], CRONTABS);
+    assert_eq!(serialized.attributes["protocol"], "HTTP/1.1");
     assert_eq!(
         serialized.events,
         ["About to start writing response", "Write call succeeded"]
@@ -155,6 +159,8 @@ async fn traceparent_create_continued_through_handler_storage_admission_webhook(
     assert_eq!(handler.attributes["resource"], "crontabs");
     assert_eq!(handler.attributes["namespace"], "default");
     assert_eq!(handler.attributes["scope"], "resource");
+    assert_eq!(handler.attributes["protocol"], "HTTP/1.1");
+    assert_eq!(handler.attributes["url"], CRONTABS);
     assert_eq!(
         handler.events,
         [

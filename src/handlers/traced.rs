@@ -62,11 +62,13 @@ fn body_len(call: &Call) -> KeyValue {
     KeyValue::new("len", i64::try_from(call.body.len()).unwrap_or(i64::MAX))
 }
 
-/// kube's `traceFields` (all but `protocol`, which the server span carries).
+/// kube's `traceFields`.
 fn trace_fields(call: &Call) -> Vec<KeyValue> {
     let info = &call.info;
     let header = |name: &str| call.header(name).unwrap_or_default().to_string();
+    let protocol = crate::telemetry::server::Facts::current().map_or("", |f| f.protocol);
     vec![
+        KeyValue::new("protocol", protocol),
         KeyValue::new("accept", header("accept")),
         KeyValue::new("audit-id", header("audit-id")),
         KeyValue::new("client", client_ip(call)),

@@ -20,6 +20,26 @@ use super::span::{ChildTracer, Span};
 /// The groups whose trace context is continued (kube's privileged groups).
 pub const PRIVILEGED_GROUPS: [&str; 2] = ["system:masters", "system:monitoring"];
 
+/// What kube's spans below the server's read from the request (`SerializeObject`'s
+/// method, url and protocol, `traceFields`' protocol, the `audit-id`), carried in the
+/// context of a recorded request.
+#[derive(Clone, Debug)]
+pub struct Facts {
+    pub method: String,
+    /// The URL path.
+    pub url: String,
+    /// Go's `Request.Proto`: `HTTP/1.1`, `HTTP/2.0`.
+    pub protocol: &'static str,
+    pub audit_id: String,
+}
+
+impl Facts {
+    /// The current request's facts, when it is recorded.
+    pub fn current() -> Option<Facts> {
+        Context::map_current(|cx| cx.get::<Facts>().cloned())
+    }
+}
+
 /// A resource request's parts the span name is made of (kube's `RequestInfo`).
 pub struct Route<'a> {
     pub api_prefix: &'a str,
@@ -135,12 +155,16 @@ impl RequestTrace {
             (_, None) => self.authentication.clone().unwrap_or_default(),
         };
         let mut span = builder.start_with_context(server, &parent);
-        if span.is_recording() {
+        let recording = span.is_recording();
+        if recording {
             span.set_attributes(attributes(request));
         }
-        let cx = parent
+        let mut cx = parent
             .with_span(span)
             .with_value(ChildTracer(spans.clone()));
+        if recording {
+            cx = cx.with_value(facts(request));
+        }
         self.stack.push(cx);
     }
 
@@ -212,6 +236,26 @@ impl RequestTrace {
         if let Some(cx) = self.authentication.take() {
             cx.span().end();
         }
+    }
+}
+
+/// The facts of a recorded request.
+fn facts(request: &ServerRequest<'_>) -> Facts {
+    let header = |name: &str| request.headers.get(name).and_then(|v| v.to_str().ok());
+    Facts {
+        method: request.method.to_string(),
+        url: request
+            .uri
+            .split('?')
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+        protocol: match request.version {
+            http::Version::HTTP_2 => "HTTP/2.0",
+            http::Version::HTTP_10 => "HTTP/1.0",
+            _ => "HTTP/1.1",
+        },
+        audit_id: header("audit-id").unwrap_or_default().to_string(),
     }
 }
 

@@ -245,7 +245,14 @@ fn object_response(
 fn serialize_span(representation: Representation) -> crate::telemetry::Span {
     use crate::telemetry::KeyValue;
     crate::telemetry::Span::start("SerializeObject", || {
+        use crate::telemetry::server::Facts;
+        let facts = Facts::current();
+        let fact = |read: fn(&Facts) -> String| facts.as_ref().map(read).unwrap_or_default();
         vec![
+            KeyValue::new("audit-id", fact(|f| f.audit_id.clone())),
+            KeyValue::new("method", fact(|f| f.method.clone())),
+            KeyValue::new("url", fact(|f| f.url.clone())),
+            KeyValue::new("protocol", fact(|f| f.protocol.to_string())),
             KeyValue::new("mediaType", representation.content_type()),
             KeyValue::new("encoder", encoder(representation)),
         ]
