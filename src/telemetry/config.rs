@@ -63,10 +63,11 @@ fn aggregate(errors: &[String]) -> String {
 
 /// The universal decoder's strict decoding of the file (YAML or JSON).
 pub fn decode(text: &str) -> Result<TracingConfiguration, String> {
-    let value: Value = match text.trim() {
-        "" => Value::Object(Map::new()),
-        _ => serde_saphyr::from_str(text).map_err(|e| e.to_string())?,
-    };
+    // An empty file is accepted as an empty configuration (recorded from the reference).
+    if text.trim().is_empty() {
+        return Ok(TracingConfiguration::default());
+    }
+    let value: Value = serde_saphyr::from_str(text).map_err(|e| e.to_string())?;
     let Value::Object(fields) = value else {
         return Err(format!(
             "couldn't get version/kind; json parse error: json: cannot unmarshal {} into Go value of type struct {{ APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }}",
@@ -212,6 +213,8 @@ mod tests {
         let json =
             r#"{"apiVersion":"apiserver.config.k8s.io/v1beta1","kind":"TracingConfiguration"}"#;
         assert_eq!(load(json), Ok(TracingConfiguration::default()));
+        assert_eq!(load(""), Ok(TracingConfiguration::default()));
+        assert_eq!(load("\n  \n"), Ok(TracingConfiguration::default()));
     }
 
     #[test]
