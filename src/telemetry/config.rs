@@ -232,6 +232,8 @@ mod tests {
              format!("{VALIDATE}endpoint: Invalid value: \"http://collector:4317\": unsupported scheme: http.  Options are none, dns, unix, or unix-abstract.  See https://github.com/grpc/grpc/blob/master/doc/naming.md")),
             (format!("{HEAD}endpoint: https://c:1\nsamplingRatePerMillion: -5\n"),
              format!("{VALIDATE}[samplingRatePerMillion: Invalid value: -5: sampling rate must be positive, endpoint: Invalid value: \"https://c:1\": unsupported scheme: https.  Options are none, dns, unix, or unix-abstract.  See https://github.com/grpc/grpc/blob/master/doc/naming.md]")),
+            (format!("{HEAD}endpoint: \"http://[::1\"\n"),
+             format!("{VALIDATE}endpoint: Invalid value: \"http://[::1\": parse \"http://[::1\": missing ']' in host")),
             (format!("{HEAD}sampling: 5\n"), format!("{READ}strict decoding error: unknown field \"sampling\"")),
             (format!("{HEAD}samplingRatePerMillion: lots\n"),
              format!("{READ}json: cannot unmarshal string into Go struct field TracingConfiguration.samplingRatePerMillion of type int32")),
