@@ -24,12 +24,17 @@
 //! create and GET cells against an earlier build, `BENCH_BASELINE_BIN` (`baseline.rs`);
 //! `webhook-idle`, `webhook` and `webhook-reference` (only when picked) measure webhook
 //! admission (`webhook*.rs`); `policy` and `policy-reference` admission policies
-//! (`policy*.rs`); `conversion` webhook conversion (`conversion.rs`); `tracing` creates with
-//! no tracing configuration against sampling 0 (`tracing.rs`). Creates, GETs and the stored
+//! (`policy*.rs`); `conversion` webhook conversion (`conversion.rs`); `audit` the audit
+//! log at Metadata and RequestResponse against no policy (`audit.rs`); `encryption` creates
+//! and cached GETs with aesgcm encryption at rest against none (`encryption.rs`).
+//! `tracing` creates with no tracing configuration against sampling 0 (`tracing.rs`).
+//! Creates, GETs and the stored
 //! collection's creates go over h2, as kubectl's do; `BENCH_HTTP1=1` makes them HTTP/1.1.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a harness fails loudly
 
+#[path = "throughput/audit.rs"]
+mod audit;
 #[path = "throughput/baseline.rs"]
 mod baseline;
 #[path = "../tests/common/mod.rs"]
@@ -40,6 +45,8 @@ mod conversion;
 mod cpu;
 #[path = "throughput/crud.rs"]
 mod crud;
+#[path = "throughput/encryption.rs"]
+mod encryption;
 #[path = "../tests/common/etcd.rs"]
 mod etcd;
 #[path = "../tests/common/fake_kube.rs"]
@@ -133,13 +140,19 @@ pub struct Sections {
     /// Webhook conversion (issue 32), only when picked: LIST and watch fan-out of the
     /// non-storage version through a converter, against the storage version.
     pub conversion: bool,
+    /// Auditing to a log file (issue 33), only when picked: Metadata and RequestResponse
+    /// policies against none.
+    pub audit: bool,
+    /// Encryption at rest (issue 33), only when picked: creates and cached GETs with
+    /// aesgcm against none.
+    pub encryption: bool,
     /// Tracing (issue 33), only when picked: creates with no tracing configuration
     /// against sampling 0.
     pub tracing: bool,
 }
 
 impl Sections {
-    const NAMES: [&str; 15] = [
+    const NAMES: [&str; 17] = [
         "crud",
         "fields",
         "list",
@@ -154,6 +167,8 @@ impl Sections {
         "policy",
         "policy-reference",
         "conversion",
+        "audit",
+        "encryption",
         "tracing",
     ];
 
@@ -187,6 +202,8 @@ impl Sections {
             policy: picked.contains(&"policy"),
             policy_reference: picked.contains(&"policy-reference"),
             conversion: picked.contains(&"conversion"),
+            audit: picked.contains(&"audit"),
+            encryption: picked.contains(&"encryption"),
             tracing: picked.contains(&"tracing"),
         }
     }
@@ -316,6 +333,12 @@ fn main() {
         }
         if sections.conversion {
             conversion::run().await;
+        }
+        if sections.audit {
+            audit::run().await;
+        }
+        if sections.encryption {
+            encryption::run().await;
         }
         if sections.tracing {
             tracing_cells::run().await;

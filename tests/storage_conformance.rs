@@ -41,6 +41,31 @@ macro_rules! conformance_tests {
             )*
         }
 
+        /// The suite through encryption at rest, alone and under the watch cache (as
+        /// the server composes them).
+        mod encrypted {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    let (_dir, store) = super::fresh();
+                    let encrypted = super::conformance::encrypted(store).await;
+                    super::conformance::$case(encrypted).await;
+                }
+            )*
+
+            mod cached {
+                $(
+                    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                    async fn $case() {
+                        let (_dir, store) = super::super::fresh();
+                        let encrypted = super::super::conformance::encrypted(store).await;
+                        let cached = super::super::conformance::cached(encrypted).await;
+                        super::super::conformance::$case(cached).await;
+                    }
+                )*
+            }
+        }
+
         #[test]
         fn conformance_cases_all_run_here() {
             let here = [$(stringify!($case)),*];

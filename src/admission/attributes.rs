@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
+use crate::audit::Level;
 use crate::crd::catalog::ServedResource;
 use crate::request::options::{DeleteOptions, WriteOptions};
 use crate::request::user::UserInfo;
@@ -152,7 +153,9 @@ pub struct Recorder {
 #[derive(Default)]
 struct Recorded {
     warnings: Vec<String>,
-    annotations: BTreeMap<String, String>,
+    /// Each annotation with the least audit level its event must have (kube's
+    /// `AddAnnotationWithLevel`: Metadata unless said otherwise).
+    annotations: BTreeMap<String, (String, Level)>,
 }
 
 impl Recorder {
@@ -162,7 +165,13 @@ impl Recorder {
 
     /// kube's `AddAnnotation`: a key set once keeps its first value.
     pub fn annotate(&self, key: String, value: String) {
-        self.lock().annotations.entry(key).or_insert(value);
+        self.annotate_at(Level::Metadata, key, value);
+    }
+
+    /// kube's `AddAnnotationWithLevel`: the annotation is logged only in events of at
+    /// least `level`.
+    pub fn annotate_at(&self, level: Level, key: String, value: String) {
+        self.lock().annotations.entry(key).or_insert((value, level));
     }
 
     /// The warnings recorded since the last call.
@@ -170,8 +179,20 @@ impl Recorder {
         std::mem::take(&mut self.lock().warnings)
     }
 
+    /// Every annotation recorded, whatever its level.
     pub fn annotations(&self) -> BTreeMap<String, String> {
-        self.lock().annotations.clone()
+        self.annotations_at(Level::RequestResponse)
+    }
+
+    /// The annotations an event at `level` carries (kube's `getAnnotations(level)`).
+    pub fn annotations_at(&self, level: Level) -> BTreeMap<String, String> {
+        let recorded = self.lock();
+        recorded
+            .annotations
+            .iter()
+            .filter(|(_, (_, at))| *at <= level)
+            .map(|(k, (v, _))| (k.clone(), v.clone()))
+            .collect()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Recorded> {

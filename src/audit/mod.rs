@@ -3,8 +3,15 @@
 //! and the handlers record into, the `audit.k8s.io/v1` events, and the backends (log file,
 //! webhook) they are sent to.
 
+pub mod auditor;
 pub mod backend;
+pub mod context;
 pub mod event;
 pub mod policy;
+pub mod request;
+#[cfg(test)]
+pub mod testing;
 
+pub use auditor::Auditor;
+pub use context::Context;
 pub use event::{Event, Level, Stage};

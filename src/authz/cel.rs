@@ -42,7 +42,7 @@ impl CelAuthorizer for CelBridge {
         };
         let decided = self.runtime.block_on(webhook.decide_spec(spec(attributes)));
         match decided {
-            Ok(Decision::Allow) => answer(Cel::Allow, "", None),
+            Ok(Decision::Allow(_)) => answer(Cel::Allow, "", None),
             Ok(Decision::Deny(reason)) => answer(Cel::Deny, &reason, None),
             Ok(Decision::NoOpinion(reason)) => answer(Cel::NoOpinion, &reason, None),
             Err(e) => answer(Cel::NoOpinion, "", Some(e.to_string())),

@@ -229,7 +229,7 @@ pub async fn impersonate(
     for request in &found {
         let attributes = request.attributes();
         let reason = match authorizer.decide(&requestor, &attributes).await {
-            Ok(Verdict::Allowed) => continue,
+            Ok(Verdict::Allowed(_)) => continue,
             Ok(Verdict::Refused(reason)) => reason,
             // upstream refuses (403, no reason) when the check itself fails
             Err(e) => {

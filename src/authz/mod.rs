@@ -117,14 +117,33 @@ impl Authorizer {
 
     /// Allow, or the 403 (or 500) kube sends.
     pub async fn authorize(&self, user: &UserInfo, info: &RequestInfo) -> Result<(), ApiError> {
+        self.authorize_audited(user, info, &crate::audit::Context::disabled())
+            .await
+    }
+
+    /// [`Authorizer::authorize`], its decision and reason recorded as kube's audit
+    /// annotations (`authorization.k8s.io/decision`, `authorization.k8s.io/reason`).
+    pub async fn authorize_audited(
+        &self,
+        user: &UserInfo,
+        info: &RequestInfo,
+        audit: &crate::audit::Context,
+    ) -> Result<(), ApiError> {
         match self.decide(user, info).await {
-            Ok(Verdict::Allowed) => Ok(()),
+            Ok(Verdict::Allowed(reason)) => {
+                audit.annotate(DECISION_KEY, DECISION_ALLOW);
+                audit.annotate(REASON_KEY, &reason);
+                Ok(())
+            }
             Ok(Verdict::Refused(reason)) => {
                 tracing::debug!(user = %user.name, verb = info.verb.as_str(), path = %info.path, %reason, "forbidden");
+                audit.annotate(DECISION_KEY, DECISION_FORBID);
+                audit.annotate(REASON_KEY, &reason);
                 Err(forbidden(user, info, &reason))
             }
             Err(e) => {
                 tracing::error!(error = %e, "failed to make webhook authorizer request");
+                audit.annotate(REASON_KEY, REASON_ERROR);
                 Err(ApiError::Internal(e.to_string()))
             }
         }
@@ -134,22 +153,30 @@ impl Authorizer {
     /// reply: a request is a 500, an impersonation check a 403, as upstream).
     pub async fn decide(&self, user: &UserInfo, info: &RequestInfo) -> Result<Verdict, SarError> {
         if self.always_allowed(user, info) {
-            return Ok(Verdict::Allowed);
+            return Ok(Verdict::Allowed(String::new()));
         }
         let Some(webhook) = &self.webhook else {
             return Ok(Verdict::Refused(String::new()));
         };
         Ok(match webhook.authorize(user, info).await? {
-            Decision::Allow => Verdict::Allowed,
+            Decision::Allow(reason) => Verdict::Allowed(reason),
             Decision::Deny(reason) | Decision::NoOpinion(reason) => Verdict::Refused(reason),
         })
     }
 }
 
+/// kube's audit annotations of the authorization filter, and their values.
+const DECISION_KEY: &str = "authorization.k8s.io/decision";
+const REASON_KEY: &str = "authorization.k8s.io/reason";
+const DECISION_ALLOW: &str = "allow";
+const DECISION_FORBID: &str = "forbid";
+const REASON_ERROR: &str = "internal error";
+
 /// Allowed, or not with the authorizer's reason (possibly empty).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
-    Allowed,
+    /// With the authorizer's reason (empty for the always-allowed groups and paths).
+    Allowed(String),
     Refused(String),
 }
 

@@ -37,7 +37,7 @@ use crate::selector::label::{LabelSelector, Operator};
 /// What the cluster decided, with its reason.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Decision {
-    Allow,
+    Allow(String),
     Deny(String),
     NoOpinion(String),
 }
@@ -295,7 +295,7 @@ impl SarAuthorizer {
         };
         match (answer.allowed, answer.denied) {
             (true, true) => Err(SarError::AllowAndDeny),
-            (true, false) => Ok(Decision::Allow),
+            (true, false) => Ok(Decision::Allow(answer.reason)),
             (false, true) => Ok(Decision::Deny(answer.reason)),
             (false, false) => Ok(Decision::NoOpinion(answer.reason)),
         }
@@ -307,7 +307,7 @@ impl SarAuthorizer {
         let answer = self.review(spec).await?;
         match (answer.allowed, answer.denied) {
             (true, true) => Err(SarError::AllowAndDeny),
-            (true, false) => Ok(Decision::Allow),
+            (true, false) => Ok(Decision::Allow(answer.reason)),
             (false, true) => Ok(Decision::Deny(answer.reason)),
             (false, false) => Ok(Decision::NoOpinion(answer.reason)),
         }

@@ -32,6 +32,12 @@ pub struct MigrateFlags {
     /// The directory of the default checkpoint.
     #[arg(long = "data-dir", default_value = "data")]
     pub data_dir: PathBuf,
+    /// Rewrite every object, even of a resource `/storedversions` shows with nothing at
+    /// another version: after a new encryption key is put first in
+    /// `--encryption-provider-config`, each object read with an older key is written with
+    /// the new one (kube's stale values); objects already current cost no write.
+    #[arg(long = "rewrite-all")]
+    pub rewrite_all: bool,
     /// Stop after this many objects (0 = no limit); the next run resumes after them.
     #[arg(long = "limit", default_value_t = 0)]
     pub limit: u64,

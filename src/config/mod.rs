@@ -2,8 +2,10 @@
 //! ([`ServeFlags`]), validated into a [`validate::Config`] with every problem reported at once.
 
 pub mod admission;
+pub mod audit;
 pub mod auth;
 pub mod ciphers;
+pub mod encryption;
 pub mod migrate;
 pub mod tracing;
 pub mod transport;
@@ -127,6 +129,10 @@ pub struct ServeFlags {
     pub auth: auth::AuthFlags,
     #[command(flatten)]
     pub admission: admission::AdmissionFlags,
+    #[command(flatten)]
+    pub audit: audit::AuditFlags,
+    #[command(flatten)]
+    pub encryption: encryption::EncryptionFlags,
     #[command(flatten)]
     pub tracing: tracing::TracingFlags,
     /// Log format.

@@ -8,6 +8,8 @@ use std::time::Duration;
 use super::ServeFlags;
 use super::admission::AdmissionSettings;
 use super::transport::Transport;
+use crate::audit::backend::AuditSettings;
+use crate::storage::encryption::config::EncryptionConfiguration;
 use crate::storage::etcd::EtcdConfig;
 
 /// Where the serving certificate comes from.
@@ -38,6 +40,10 @@ pub struct Config {
     /// The webhook transports' settings (`--admission-control-config-file`,
     /// `--admission-webhook-service-address`, the answer bound).
     pub admission: AdmissionSettings,
+    /// The `--audit-*` flags: the policy file and the backends.
+    pub audit: AuditSettings,
+    /// `--encryption-provider-config`, read and checked (`None` without the flag).
+    pub encryption: Option<EncryptionConfiguration>,
     /// `--tracing-config-file`'s configuration; `None`: nothing is traced.
     pub tracing: Option<crate::telemetry::TracingConfiguration>,
 }
@@ -58,24 +64,34 @@ impl ServeFlags {
         let store = problems.store(&self);
         let transport = problems.transport(&self.transport);
         let admission = problems.admission(&self.admission, self.max_object_size);
+        let audit = problems.audit(&self.audit);
+        let encryption = problems.encryption(&self.encryption);
         let tracing = problems.tracing(&self.tracing);
         problems.check_files(&self);
         problems.check_durations(&self);
         problems.check_limits(&self);
         problems.check_always_allow_paths(&self.auth.authorization_always_allow_paths);
-        match (serving, store, transport, admission, tracing) {
-            (Some(serving), Some(store), Some(transport), Some(admission), Some(tracing))
-                if problems.0.is_empty() =>
-            {
-                Ok(Config {
-                    flags: self,
-                    serving,
-                    store,
-                    transport,
-                    admission,
-                    tracing,
-                })
-            }
+        match (
+            serving, store, transport, admission, audit, encryption, tracing,
+        ) {
+            (
+                Some(serving),
+                Some(store),
+                Some(transport),
+                Some(admission),
+                Some(audit),
+                Some(encryption),
+                Some(tracing),
+            ) if problems.0.is_empty() => Ok(Config {
+                flags: self,
+                serving,
+                store,
+                transport,
+                admission,
+                audit,
+                encryption,
+                tracing,
+            }),
             _ => Err(ConfigErrors {
                 problems: problems.0,
             }),

@@ -68,6 +68,7 @@ pub async fn apply(
 ) -> Result<Reply, ApiError> {
     let (patch, duplicates) =
         decode_patch_reporting(&call.body, options.field_validation.reports())?;
+    call.audit.log_request_patch(&call.body);
     let scope = match call.info.subresource {
         Subresource::Status => Scope::Status,
         _ => Scope::Main,

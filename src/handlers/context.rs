@@ -189,6 +189,7 @@ pub fn storage_error(resource: &GroupResource, name: &str, err: StorageError) ->
         StorageError::Unavailable(m) => ApiError::ServiceUnavailable(m),
         StorageError::Timeout(m) => ApiError::Timeout(m),
         e @ StorageError::Backend(_) => ApiError::internal("storage", &e),
+        StorageError::Internal(m) => ApiError::Internal(m),
     }
 }
 

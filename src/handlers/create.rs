@@ -48,8 +48,10 @@ async fn create_object(
     let directive = options.field_validation;
     *warnings = checks::coerce_other_version(ctx, &object, duplicates.clone(), directive)?;
     check_version_kind(ctx, &object)?;
+    let sent_namespace = crate::handlers::write::has_namespace(&object);
     check_namespace(ctx, &mut object)?;
     *warnings = checks::coerce_body(ctx, &mut object, duplicates, directive)?;
+    crate::handlers::write::log_decoded(call, &mut object, sent_namespace);
     let manager = manager_name(call, &options);
     record_update(ctx, Scope::Main, None, &mut object, &manager).await;
     let dry_run = options.dry_run;

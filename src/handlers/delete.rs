@@ -128,6 +128,9 @@ pub fn delete_options(call: &Call) -> Result<DeleteOptions, ApiError> {
     } else {
         Some(crate::request::body::decode_json(&call.body)?)
     };
+    if let Some(body) = &body {
+        call.audit.log_request_object(body);
+    }
     DeleteOptions::parse(&call.query, body.as_ref())
 }
 

@@ -44,6 +44,9 @@ pub struct Call {
     /// When a request that is not long-running must be done (kube's request deadline:
     /// `?timeout=` capped by `--request-timeout`); `None` for watches.
     pub deadline: Option<std::time::Instant>,
+    /// The request's audit (disabled when it is not audited): handlers and admission
+    /// record the request and response objects and annotations into it.
+    pub audit: crate::audit::Context,
 }
 
 impl Call {

@@ -66,12 +66,18 @@ fn body_len(call: &Call) -> KeyValue {
 fn trace_fields(call: &Call) -> Vec<KeyValue> {
     let info = &call.info;
     let header = |name: &str| call.header(name).unwrap_or_default().to_string();
-    let protocol = crate::telemetry::server::Facts::current().map_or("", |f| f.protocol);
+    let facts = crate::telemetry::server::Facts::current();
+    let protocol = facts.as_ref().map_or("", |f| f.protocol);
+    let audit_id = facts
+        .as_ref()
+        .map(|f| f.audit_id.clone())
+        .unwrap_or_default();
+    let peer = facts.map(|f| f.client).unwrap_or_default();
     vec![
         KeyValue::new("protocol", protocol),
+        KeyValue::new("audit-id", audit_id),
         KeyValue::new("accept", header("accept")),
-        KeyValue::new("audit-id", header("audit-id")),
-        KeyValue::new("client", client_ip(call)),
+        KeyValue::new("client", client_ip(call).unwrap_or(peer)),
         KeyValue::new("api-group", info.api_group.clone()),
         KeyValue::new("api-version", info.api_version.clone()),
         KeyValue::new("name", info.name.clone()),
@@ -81,13 +87,22 @@ fn trace_fields(call: &Call) -> Vec<KeyValue> {
         KeyValue::new("scope", clean_scope(info)),
         KeyValue::new("url", info.path.clone()),
         KeyValue::new("user-agent", truncated_user_agent(&header("user-agent"))),
-        KeyValue::new("verb", info.verb.as_str().to_string()),
+        KeyValue::new("verb", lazy_verb(call)),
     ]
 }
 
-/// utilnet's `GetClientIP` as far as the request carries it: the first
-/// `X-Forwarded-For` address, else `X-Real-Ip`.
-fn client_ip(call: &Call) -> String {
+/// kube's `lazyVerb`: the HTTP method, `LIST` for a list, `WATCH` for a watch.
+fn lazy_verb(call: &Call) -> String {
+    match call.info.verb {
+        Verb::List => "LIST".into(),
+        Verb::Watch => "WATCH".into(),
+        _ => call.method.as_str().to_string(),
+    }
+}
+
+/// utilnet's `GetClientIP` as far as the headers tell: the first `X-Forwarded-For`
+/// address, else `X-Real-Ip` (else the peer's, which the caller has).
+fn client_ip(call: &Call) -> Option<String> {
     let forwarded = call
         .header("x-forwarded-for")
         .and_then(|v| v.split(',').next())
@@ -98,7 +113,7 @@ fn client_ip(call: &Call) -> String {
             .map(str::trim)
             .filter(|ip| ip.parse::<std::net::IpAddr>().is_ok())
     };
-    forwarded.or_else(real).unwrap_or_default().to_string()
+    forwarded.or_else(real).map(str::to_string)
 }
 
 /// kube's `CleanScope`.

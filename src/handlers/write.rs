@@ -128,6 +128,33 @@ pub fn check_namespace(ctx: &Target, object: &mut Value) -> Result<(), ApiError>
     }
 }
 
+/// Whether a request object names its namespace.
+pub fn has_namespace(object: &Value) -> bool {
+    object
+        .get("metadata")
+        .is_some_and(|m| m.get("namespace").is_some())
+}
+
+/// The decoded request object into the audit event (kube's `LogRequestObject`), as kube
+/// decoded it: without the namespace [`check_namespace`] filled in from the path (kube's
+/// store sets it later).
+pub fn log_decoded(call: &Call, object: &mut Value, sent_namespace: bool) {
+    if !call.audit.enabled() {
+        return;
+    }
+    let filled = match sent_namespace {
+        true => None,
+        false => object
+            .get_mut("metadata")
+            .and_then(Value::as_object_mut)
+            .and_then(|m| m.remove("namespace")),
+    };
+    call.audit.log_request_object(object);
+    if let Some(namespace) = filled {
+        obj::set_meta(object, "namespace", Some(namespace));
+    }
+}
+
 /// kube records warnings as they arise and sends them with the reply, even a failure.
 pub fn with_warnings(result: Result<Reply, ApiError>, warnings: Vec<String>) -> Reply {
     match result {
@@ -158,8 +185,10 @@ pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
         return Ok(with_warnings(Err(e), warnings));
     }
     check_name(ctx, &body)?;
+    let sent_namespace = has_namespace(&body);
     check_namespace(ctx, &mut body)?;
     let mut warnings = checks::coerce_body(ctx, &mut body, duplicates, directive)?;
+    log_decoded(call, &mut body, sent_namespace);
     let change = Change::Replace(body);
     traced::event("About to store object in database");
     let result = apply_change(
@@ -190,6 +219,7 @@ pub async fn patch(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
         return crate::handlers::apply::apply(state, call, ctx, &options, force).await;
     }
     let (patch, duplicates) = decode_patch(&call.body, format, options.field_validation)?;
+    call.audit.log_request_patch(&call.body);
     let problems = patch_problems(format, &patch, duplicates, &options);
     let change = Change::Patch(format, patch);
     let mut warnings = Vec::new();

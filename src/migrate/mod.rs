@@ -9,8 +9,9 @@
 //! resourceVersion, no watch event), so the cost of "all" over "the old ones" is one
 //! request per current object, never a write. When `/storedversions` can be read (the
 //! server directly, not through the aggregator, which proxies only `/apis/<group>/...`),
-//! a resource with nothing stored at another version is skipped outright, and the final
-//! counts are printed from it.
+//! a resource with nothing stored at another version is skipped outright (unless
+//! `--rewrite-all`: objects read with an encryption key writes no longer use are
+//! rewritten too, kube's stale values), and the final counts are printed from it.
 //!
 //! A 409 (the object changed, or was deleted: the uid precondition) is answered by reading
 //! the object again and retrying with its new uid and resourceVersion; a 404 there means it
@@ -219,7 +220,7 @@ impl Run<'_> {
             return Ok(true);
         }
         let status = api::stored_versions(self.client, Some(&name)).await;
-        if status.as_ref().is_some_and(only_storage_version) {
+        if !self.flags.rewrite_all && status.as_ref().is_some_and(only_storage_version) {
             position.done = true;
             self.save(checkpoint, &name, &position)?;
             self.progress.step("done", &name, &position.tally);

@@ -10,6 +10,8 @@ use bytes::Bytes;
 use http::{HeaderMap, Method};
 use tracing::Instrument;
 
+use crate::audit::request::RequestMeta;
+use crate::audit::{self, Auditor, Stage};
 use crate::authn::Authenticator;
 use crate::authz::Authorizer;
 use crate::authz::impersonation::{self, ImpersonationError};
@@ -19,6 +21,7 @@ use crate::handlers::{self, AppState, Call, Reply};
 use crate::request::info::{self, RequestInfo, Verb};
 use crate::request::query::Query;
 use crate::request::user::UserInfo;
+use crate::server::audited;
 use crate::telemetry::server::{PRIVILEGED_GROUPS, Route, ServerRequest};
 use crate::telemetry::{RequestTrace, Tracer};
 
@@ -29,6 +32,8 @@ pub struct Chain {
     /// How long a request (its body included) may take: kube's `--request-timeout`.
     pub request_timeout: Duration,
     pub handlers: Arc<AppState>,
+    /// The audit policy and backend (`--audit-policy-file`); `None` audits nothing.
+    pub audit: Option<Arc<Auditor>>,
     /// `--tracing-config-file`'s tracer, or none.
     pub tracer: Tracer,
 }
@@ -44,18 +49,26 @@ impl handlers::Authorize for Authorizer {
     }
 }
 
+/// Who sent a request: the connection's peer and certificates, and the request's audit
+/// ID (kube's `Audit-ID`, sent back on every answer).
+pub struct Peer<'a> {
+    pub certs: &'a [rustls::pki_types::CertificateDer<'static>],
+    pub address: std::net::IpAddr,
+    pub audit_id: &'a str,
+    /// The request's HTTP version.
+    pub version: http::Version,
+}
+
 /// Runs one request through the stages; never fails (errors become Status replies).
 /// The request's spans are the caller's to end once the reply is encoded.
-#[allow(clippy::too_many_arguments)] // the request's parts, as the connection has them
 pub async fn serve(
     chain: &Chain,
     method: Method,
-    version: http::Version,
     path: &str,
     raw_query: &str,
     headers: HeaderMap,
     body: impl std::future::Future<Output = Result<Bytes, ApiError>>,
-    peer_certs: &[rustls::pki_types::CertificateDer<'static>],
+    peer: Peer<'_>,
 ) -> (Reply, RequestTrace) {
     let started = std::time::Instant::now();
     // Request info first: authorization needs verb, resource and name. The query is
@@ -71,12 +84,11 @@ pub async fn serve(
     let request = Request {
         info,
         method,
-        version,
         uri,
         query,
         headers,
     };
-    let (reply, trace) = stages(chain, request, started, body, peer_certs).await;
+    let (reply, trace) = stages(chain, request, started, body, peer).await;
     let reply = page_not_found(reply);
     let code = reply.code();
     state
@@ -89,26 +101,26 @@ pub async fn serve(
 struct Request {
     info: RequestInfo,
     method: Method,
-    version: http::Version,
     /// The request URI as received (path and query), for upstream's plain-text errors.
     uri: String,
     query: Query,
     headers: HeaderMap,
 }
 
-/// Authentication → authorization → body → dispatch; the server span starts once the
-/// user is known (kube's `WithTracing` follows authentication), dated from `started`.
+/// Authentication → audit → impersonation → max-in-flight → authorization → body →
+/// dispatch, in kube's spans: `authentication` (outside the server span), the server span
+/// once the user is known (kube's `WithTracing` follows authentication), `audit` and
+/// `constrainedimpersonation` around the rest.
 async fn stages(
     chain: &Chain,
     request: Request,
     started: std::time::Instant,
     body: impl std::future::Future<Output = Result<Bytes, ApiError>>,
-    peer_certs: &[rustls::pki_types::CertificateDer<'static>],
+    peer: Peer<'_>,
 ) -> (Reply, RequestTrace) {
     let Request {
         info,
         method,
-        version,
         uri,
         query,
         mut headers,
@@ -119,22 +131,55 @@ async fn stages(
         Verb::Watch => None,
         _ => match crate::request::options::request_timeout(&query) {
             Ok(asked) => Some(request_deadline(started, asked, chain.request_timeout)),
-            Err(e) => return (Reply::Error(e), RequestTrace::none()),
+            Err(e) => {
+                if let Some(auditor) = &chain.audit {
+                    let meta = audit_meta(&peer, &uri, &info, &headers, started);
+                    let audit = auditor.begin(None, meta);
+                    audited::failed_early(audit, &e).await;
+                }
+                return (Reply::Error(e), RequestTrace::none());
+            }
         },
     };
-    // kube's filter spans: `authentication` (outside the server span), then the server
-    // span once the user is known (kube's `WithTracing` follows authentication), `audit`
-    // and `constrainedimpersonation` around the rest.
     let mut trace = RequestTrace::begin(&chain.tracer, received_at(started));
-    let user = match identify(chain, &mut headers, peer_certs, &uri).await {
+    let authenticated = chain
+        .authenticator
+        .authenticate(&mut headers, peer.certs)
+        .await;
+    let user = match authenticated {
         Ok(user) => user,
-        Err(reply) => return (reply, trace),
+        Err(e) => {
+            if let Some(auditor) = &chain.audit {
+                let audit = auditor.begin(None, audit_meta(&peer, &uri, &info, &headers, started));
+                audited::failed_early(audit, &e).await;
+            }
+            return (Reply::Error(e), trace);
+        }
     };
     trace.serve(&server_request(
-        &info, &method, version, &uri, &headers, &user, started,
+        &info, &method, &uri, &headers, &user, &peer, started,
     ));
     trace.enter("audit");
+    let audit = match &chain.audit {
+        Some(auditor) => {
+            let meta = audit_meta(&peer, &uri, &info, &headers, started);
+            auditor.begin(Some(&user), meta)
+        }
+        None => audit::Context::disabled(),
+    };
+    if !audit.process_stage(Stage::RequestReceived).await {
+        if let Some(auditor) = &chain.audit {
+            auditor.observe_rejected();
+        }
+        let e = std::io::Error::other("failed to store audit event");
+        return (internal_error_text(&uri, &e), trace);
+    }
+    let long_running = info.verb == Verb::Watch;
     trace.enter("constrainedimpersonation");
+    let user = match impersonate(chain, user, &mut headers, &uri, &audit).await {
+        Ok(user) => user,
+        Err(reply) => return (audited::complete(audit, reply, long_running).await, trace),
+    };
     let mut call = Call {
         query,
         info,
@@ -143,15 +188,23 @@ async fn stages(
         body: Bytes::new(),
         user,
         deadline,
+        audit,
     };
-    let reply = match deadline {
-        Some(at) => {
-            let at = tokio::time::Instant::from_std(at);
-            tokio::time::timeout_at(at, admitted(chain, &mut call, body, &mut trace))
-                .await
-                .unwrap_or_else(|_| Reply::Error(ApiError::request_timeout()))
+    let served = audited::guarded(async {
+        match deadline {
+            Some(at) => {
+                let at = tokio::time::Instant::from_std(at);
+                tokio::time::timeout_at(at, admitted(chain, &mut call, body, &mut trace))
+                    .await
+                    .unwrap_or_else(|_| Reply::Error(ApiError::request_timeout()))
+            }
+            None => admitted(chain, &mut call, body, &mut trace).await,
         }
-        None => admitted(chain, &mut call, body, &mut trace).await,
+    })
+    .await;
+    let reply = match served {
+        Ok(reply) => reply,
+        Err(message) => return (audited::panicked(&call.audit, &message).await, trace),
     };
     if let Reply::Error(e) | Reply::Failed { error: e, .. } = &reply
         && e.code() >= 500
@@ -169,6 +222,8 @@ async fn stages(
             "request failed"
         );
     }
+    let audit = std::mem::take(&mut call.audit);
+    let reply = audited::complete(audit, page_not_found(reply), long_running).await;
     (reply, trace)
 }
 
@@ -182,10 +237,10 @@ fn received_at(started: std::time::Instant) -> std::time::SystemTime {
 fn server_request<'a>(
     info: &'a RequestInfo,
     method: &'a Method,
-    version: http::Version,
     uri: &'a str,
     headers: &'a HeaderMap,
     user: &UserInfo,
+    peer: &Peer<'a>,
     started: std::time::Instant,
 ) -> ServerRequest<'a> {
     let route = info.is_resource_request.then(|| Route {
@@ -209,11 +264,39 @@ fn server_request<'a>(
         method: method.as_str(),
         uri,
         route,
-        version,
+        version: peer.version,
         headers,
         privileged,
         received: received_at(started),
         body_size,
+        peer: peer.address,
+        audit_id: peer.audit_id,
+    }
+}
+
+/// What the audit event records of the request before it is served (kube's
+/// `LogRequestMetadata`).
+fn audit_meta<'a>(
+    peer: &Peer<'a>,
+    uri: &'a str,
+    info: &'a RequestInfo,
+    headers: &'a HeaderMap,
+    started: std::time::Instant,
+) -> RequestMeta<'a> {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let received = jiff::Timestamp::now() - started.elapsed();
+    RequestMeta {
+        audit_id: peer.audit_id,
+        uri,
+        info,
+        user: None,
+        source_ips: audit::request::source_ips(
+            header("x-forwarded-for"),
+            header("x-real-ip"),
+            peer.address,
+        ),
+        user_agent: header("user-agent").unwrap_or_default(),
+        received,
     }
 }
 
@@ -263,7 +346,11 @@ async fn admitted(
     trace.enter("priorityandfairness");
     trace.enter("authorization");
     let authorized = trace
-        .scope(chain.authorizer.authorize(&call.user, &call.info))
+        .scope(
+            chain
+                .authorizer
+                .authorize_audited(&call.user, &call.info, &call.audit),
+        )
         .await;
     if let Err(e) = authorized {
         return Reply::Error(e);
@@ -292,24 +379,27 @@ fn too_many(state: &AppState, info: &RequestInfo) -> ApiError {
     crate::inflight::too_many_requests(crate::inflight::TOO_MANY_REQUESTS.into())
 }
 
-/// Authentication, then impersonation: the user authorization will see.
-async fn identify(
+/// Impersonation, checked against the authenticated user; it strips the Impersonate-*
+/// headers, and authorization then sees the impersonated user (kube's
+/// `WithImpersonation`, which logs that user into the audit event).
+async fn impersonate(
     chain: &Chain,
+    user: UserInfo,
     headers: &mut HeaderMap,
-    peer_certs: &[rustls::pki_types::CertificateDer<'static>],
     uri: &str,
+    audit: &audit::Context,
 ) -> Result<UserInfo, Reply> {
-    // Authentication also strips the front-proxy headers, whatever its outcome, so no
-    // handler ever sees them.
-    let user = chain
-        .authenticator
-        .authenticate(headers, peer_certs)
-        .await
-        .map_err(Reply::Error)?;
-    // Impersonation is checked against the authenticated user and strips the
-    // Impersonate-* headers; authorization then sees the impersonated user.
+    let impersonating = audit.enabled()
+        && headers
+            .keys()
+            .any(|k| k.as_str().starts_with("impersonate-"));
     match impersonation::impersonate(&chain.authorizer, user, headers).await {
-        Ok(user) => Ok(user),
+        Ok(user) => {
+            if impersonating {
+                audit.log_impersonated_user(audit::request::user_info(&user));
+            }
+            Ok(user)
+        }
         Err(ImpersonationError::Forbidden(e)) => Err(Reply::Error(e)),
         Err(e @ ImpersonationError::WithoutUser(_)) => Err(internal_error_text(uri, &e)),
     }

@@ -20,6 +20,7 @@ use crate::request::body::MAX_BODY_BYTES;
 pub async fn handle(
     chain: Arc<Chain>,
     certs: &[CertificateDer<'static>],
+    peer: std::net::IpAddr,
     req: Request<Incoming>,
 ) -> Response<Body> {
     // The deadline runs from the request head, as kube's timeout filter: the body is only
@@ -30,22 +31,45 @@ pub async fn handle(
     let path = parts.uri.path().to_string();
     let query = parts.uri.query().unwrap_or_default().to_string();
     let method = parts.method.clone();
+    // kube's `WithAuditInit`: the client's `Audit-ID`, else a new UUID, on every answer.
+    let audit_id = audit_id(&parts.headers);
+    let peer = chain::Peer {
+        certs,
+        address: peer,
+        audit_id: std::str::from_utf8(audit_id.as_bytes()).unwrap_or_default(),
+        version: parts.version,
+    };
     let (reply, trace) = chain::serve(
         &chain,
         parts.method,
-        parts.version,
         &path,
         &query,
         parts.headers,
         body,
-        certs,
+        peer,
     )
     .await;
     // The reply is encoded in the handler's span (kube's `SerializeObject` is its child).
-    let resp = trace.in_scope(|| reply.into_response());
+    let mut resp = trace.in_scope(|| reply.into_response());
     let size = hyper::body::Body::size_hint(resp.body()).exact();
     trace.end(resp.status().as_u16(), size);
+    resp.headers_mut().insert(AUDIT_ID, audit_id);
     super::head::answer(&method, resp)
+}
+
+/// The `Audit-ID` header, as kube's `WithAuditInit` reads and sends it.
+const AUDIT_ID: http::HeaderName = http::HeaderName::from_static("audit-id");
+
+/// The request's `Audit-ID` when it sent a non-empty one, else a new UUID.
+fn audit_id(headers: &http::HeaderMap) -> http::HeaderValue {
+    match headers.get(&AUDIT_ID) {
+        Some(id) if !id.is_empty() => id.clone(),
+        _ => {
+            let mut buf = uuid::Uuid::encode_buffer();
+            let text = uuid::Uuid::new_v4().hyphenated().encode_lower(&mut buf);
+            http::HeaderValue::from_str(text).unwrap_or(http::HeaderValue::from_static(""))
+        }
+    }
 }
 
 async fn read_body_by(

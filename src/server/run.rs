@@ -38,6 +38,9 @@ use crate::server::{accept, pki, shutdown, tls};
 use crate::storage::Store;
 use crate::storage::cache::{CacheMetrics, CachedStore};
 use crate::storage::embedded::EmbeddedStore;
+use crate::storage::encryption::metrics::TransformationMetrics;
+use crate::storage::encryption::resources::Plan;
+use crate::storage::encryption::store::EncryptingStore;
 use crate::storage::etcd::EtcdStore;
 use crate::storage::key::KeyLayout;
 use crate::storage::traced::{Layer, Traced};
@@ -59,8 +62,13 @@ pub enum StartError {
     Pki(#[from] pki::PkiError),
     #[error("{0}")]
     Unmigrated(String),
+    /// The audit policy file or a backend could not be set up (kube's texts).
+    #[error("{0}")]
+    Audit(String),
     #[error("opening the store: {0}")]
     Store(#[from] crate::storage::StorageError),
+    #[error("--encryption-provider-config: {0}")]
+    Encryption(String),
     #[error("setting up tracing: {0}")]
     Tracing(String),
     #[error("listening on {addr}: {source}")]
@@ -76,6 +84,7 @@ impl StartError {
             StartError::Definitions(_)
             | StartError::Config(_)
             | StartError::Unmigrated(_)
+            | StartError::Audit(_)
             | StartError::Tracing(_) => 64,
             _ => 1,
         }
@@ -120,6 +129,40 @@ async fn open_store(choice: &StoreChoice) -> Result<Arc<dyn Store>, StartError> 
         StoreChoice::Etcd(config) => EtcdStore::connect(config.clone()).await?,
     };
     Ok(store)
+}
+
+/// `direct` with the resources `--encryption-provider-config` names encrypted at rest
+/// (kube's transformers, below the watch cache); `direct` itself without the flag or
+/// when it names none of the served resources.
+async fn encrypting(
+    config: &Config,
+    catalog: &Catalog,
+    keys: &KeyLayout,
+    direct: Arc<dyn Store>,
+    metrics: TransformationMetrics,
+) -> Result<Arc<dyn Store>, StartError> {
+    let Some(encryption) = &config.encryption else {
+        return Ok(direct);
+    };
+    let plan = Plan::new(encryption).map_err(StartError::Encryption)?;
+    let made = plan
+        .connect(metrics)
+        .await
+        .map_err(StartError::Encryption)?;
+    let resources: Vec<_> = catalog
+        .resources()
+        .iter()
+        .filter_map(|r| {
+            let providers = made.for_resource(&r.group, &r.plural)?;
+            Some((keys.resource_prefix(&r.group, &r.plural), providers))
+        })
+        .collect();
+    let names: Vec<_> = resources.iter().map(|(prefix, _)| prefix.clone()).collect();
+    tracing::info!(resources = ?names, "encryption at rest");
+    if resources.is_empty() {
+        return Ok(direct);
+    }
+    Ok(Arc::new(EncryptingStore::new(direct, resources)))
 }
 
 /// The watch cache over `direct` for every served resource (unless disabled); logs when
@@ -288,18 +331,26 @@ pub async fn run(
     let (acceptor, serving_files) = acceptor(&config.serving, &config.transport)?;
     tokio::spawn(serving_files.run());
     let cache_metrics = CacheMetrics::register(&mut metrics);
+    let transformation_metrics = TransformationMetrics::register(&mut metrics);
     let admission_metrics = AdmissionMetrics::register(&mut metrics);
+    let audit_metrics = crate::audit::backend::AuditMetrics::register(&mut metrics);
     let metrics = Arc::new(metrics);
+    let auditor = crate::audit::Auditor::from_settings(&config.audit, audit_metrics)
+        .await
+        .map_err(StartError::Audit)?;
     let (authenticator, authorizer) = authenticator(flags, &metrics).await?;
     let authorizer = Arc::new(authorizer);
     let tracer = tracer(&config)?;
-    let direct = traced(open_store(&config.store).await?, Layer::Backend, &tracer);
+    let direct = open_store(&config.store).await?;
+    let keys = KeyLayout::new(&flags.etcd_prefix);
+    let direct = encrypting(&config, &catalog, &keys, direct, transformation_metrics).await?;
+    // kube's etcd3 spans cover the value's transformation: traced above encryption.
+    let direct = traced(direct, Layer::Backend, &tracer, &flags.etcd_prefix);
     let (store, cache) = watch_cache(&catalog, flags, direct, cache_metrics);
     let store = match cache {
-        Some(_) => traced(store, Layer::Cache, &tracer),
+        Some(_) => traced(store, Layer::Cache, &tracer, &flags.etcd_prefix),
         None => store,
     };
-    let keys = KeyLayout::new(&flags.etcd_prefix);
     let sources = crate::server::stored::Sources {
         catalog: catalog.clone(),
         cache: cache.clone(),
@@ -340,6 +391,7 @@ pub async fn run(
         authorizer,
         request_timeout: flags.request_timeout,
         handlers: state.clone(),
+        audit: auditor.clone(),
         tracer: tracer.clone(),
     });
     if !flags.compaction_interval.is_zero() {
@@ -367,6 +419,11 @@ pub async fn run(
         drain_timeout: flags.shutdown_timeout,
     };
     accept::serve(listener, acceptor, chain, stop, limits).await;
+    // kube's audit backends are shut down once the server has stopped serving: what is
+    // buffered is written.
+    if let Some(auditor) = auditor {
+        auditor.shutdown().await;
+    }
     tracer.shutdown().await;
     Ok(())
 }
@@ -389,9 +446,9 @@ fn tracer(config: &Config) -> Result<Tracer, StartError> {
 }
 
 /// `store` with spans of `layer`'s names when tracing.
-fn traced(store: Arc<dyn Store>, layer: Layer, tracer: &Tracer) -> Arc<dyn Store> {
+fn traced(store: Arc<dyn Store>, layer: Layer, tracer: &Tracer, prefix: &str) -> Arc<dyn Store> {
     match tracer.is_exporting() {
-        true => Traced::wrap(store, layer),
+        true => Traced::wrap(store, layer, prefix),
         false => store,
     }
 }

@@ -42,6 +42,10 @@ pub struct KeyValue {
     /// Forms derived from this value (served bytes, watch lines), computed once when the
     /// watch cache shares the value; inert for values read straight from a backend.
     pub memo: Memo,
+    /// Read with an encryption provider or key other than the one writes use (kube's
+    /// `stale`): an update must write it even when its bytes are unchanged, so that a
+    /// no-op update re-encrypts it. Always false without `--encryption-provider-config`.
+    pub stale: bool,
 }
 
 /// A range read: keys under `prefix`, from `start_key` on, at one revision.
@@ -132,6 +136,11 @@ pub enum StorageError {
     /// Any other backend failure (I/O, corruption).
     #[error("storage backend failed: {0}")]
     Backend(String),
+    /// A value could not be transformed from or to its stored form (kube's
+    /// `storage.InternalError`, answered as 500 `Internal error occurred: <text>`): no
+    /// encryption provider reads it, or the writing one failed.
+    #[error("{0}")]
+    Internal(String),
 }
 
 /// The shortest progress interval honoured (a zero interval would spin).

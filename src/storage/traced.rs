@@ -27,11 +27,45 @@ pub enum Layer {
 pub struct Traced {
     inner: Arc<dyn Store>,
     layer: Layer,
+    /// `--etcd-prefix`: kube's spans name keys below it.
+    prefix: String,
 }
 
 impl Traced {
-    pub fn wrap(inner: Arc<dyn Store>, layer: Layer) -> Arc<dyn Store> {
-        Arc::new(Traced { inner, layer })
+    pub fn wrap(inner: Arc<dyn Store>, layer: Layer, prefix: &str) -> Arc<dyn Store> {
+        let prefix = prefix.trim_end_matches('/').to_string();
+        Arc::new(Traced {
+            inner,
+            layer,
+            prefix,
+        })
+    }
+
+    /// The key as kube's spans show it (below the prefix).
+    fn shown(&self, key: &str) -> String {
+        key.strip_prefix(self.prefix.as_str())
+            .unwrap_or(key)
+            .to_string()
+    }
+
+    /// kube's `audit-id` and `key` attributes.
+    fn keyed(&self, key: &str) -> Vec<Attribute> {
+        let audit_id = crate::telemetry::server::Facts::current()
+            .map(|f| f.audit_id)
+            .unwrap_or_default();
+        vec![
+            Attribute::new("audit-id", audit_id),
+            Attribute::new("key", self.shown(key)),
+        ]
+    }
+
+    /// The cacher's `Get` span (`resource-version` as asked, empty for none).
+    fn cacher_get(&self, key: &str, resource_version: String) -> Span {
+        Span::start("cacher.Get", || {
+            let mut attributes = self.keyed(key);
+            attributes.push(Attribute::new("resource-version", resource_version));
+            attributes
+        })
     }
 
     fn key_span(&self, backend: &'static str, cache: Option<&'static str>, key: &str) -> Span {
@@ -42,7 +76,7 @@ impl Traced {
                 None => return Span::none(),
             },
         };
-        Span::start(name, || vec![Attribute::new("key", key.to_string())])
+        Span::start(name, || self.keyed(key))
     }
 }
 
@@ -57,7 +91,12 @@ fn outcome<T>(span: &Span, result: &Result<T>, succeeded: &'static str, failed: 
 #[async_trait]
 impl Store for Traced {
     async fn get(&self, key: &str) -> Result<Option<KeyValue>> {
-        let span = self.key_span("Get etcd3", Some("cacher.Get"), key);
+        if self.layer == Layer::Cache {
+            let span = self.cacher_get(key, String::new());
+            span.event("About to Get from underlying storage");
+            return span.scope(self.inner.get(key)).await;
+        }
+        let span = self.key_span("Get etcd3", None, key);
         let got = span.scope(self.inner.get(key)).await;
         outcome(&span, &got, "Get call succeeded", "Get call failed");
         got
@@ -68,17 +107,16 @@ impl Store for Traced {
         key: &str,
         not_older_than: Revision,
     ) -> Result<Option<KeyValue>> {
-        let span = self.key_span("Get etcd3", Some("cacher.Get"), key);
-        span.set(|| {
-            vec![Attribute::new(
-                "resource-version",
-                not_older_than.to_string(),
-            )]
-        });
+        let span = match self.layer {
+            Layer::Cache => self.cacher_get(key, not_older_than.to_string()),
+            Layer::Backend => self.key_span("Get etcd3", None, key),
+        };
         let got = span
             .scope(self.inner.get_not_older_than(key, not_older_than))
             .await;
-        outcome(&span, &got, "Get call succeeded", "Get call failed");
+        if self.layer == Layer::Backend {
+            outcome(&span, &got, "Get call succeeded", "Get call failed");
+        }
         got
     }
 
@@ -89,7 +127,7 @@ impl Store for Traced {
         };
         let span = Span::start(name, || {
             vec![
-                Attribute::new("key", req.prefix.clone()),
+                Attribute::new("key", self.shown(&req.prefix)),
                 Attribute::new("resourceVersion", req.revision.to_string()),
                 Attribute::new("limit", i64::try_from(req.limit).unwrap_or(i64::MAX)),
                 Attribute::new("continue", req.start_key.clone().unwrap_or_default()),

@@ -31,6 +31,10 @@ pub struct Facts {
     /// Go's `Request.Proto`: `HTTP/1.1`, `HTTP/2.0`.
     pub protocol: &'static str,
     pub audit_id: String,
+    /// The connection's peer address.
+    pub client: String,
+    /// `<group>/<version>` of a resource request (the encoder's `encodeGV`).
+    pub group_version: String,
 }
 
 impl Facts {
@@ -65,6 +69,10 @@ pub struct ServerRequest<'a> {
     pub received: SystemTime,
     /// The request body's length, when it has one (`Content-Length`).
     pub body_size: Option<u64>,
+    /// The connection's peer.
+    pub peer: std::net::IpAddr,
+    /// kube's audit ID of the request.
+    pub audit_id: &'a str,
 }
 
 /// kube's span name (`getSpanNameFromRequestInfo`).
@@ -241,7 +249,6 @@ impl RequestTrace {
 
 /// The facts of a recorded request.
 fn facts(request: &ServerRequest<'_>) -> Facts {
-    let header = |name: &str| request.headers.get(name).and_then(|v| v.to_str().ok());
     Facts {
         method: request.method.to_string(),
         url: request
@@ -255,7 +262,16 @@ fn facts(request: &ServerRequest<'_>) -> Facts {
             http::Version::HTTP_10 => "HTTP/1.0",
             _ => "HTTP/1.1",
         },
-        audit_id: header("audit-id").unwrap_or_default().to_string(),
+        audit_id: request.audit_id.to_string(),
+        client: request.peer.to_string(),
+        group_version: request
+            .route
+            .as_ref()
+            .map(|r| match r.api_group {
+                "" => r.api_version.to_string(),
+                group => format!("{group}/{}", r.api_version),
+            })
+            .unwrap_or_default(),
     }
 }
 
@@ -288,7 +304,9 @@ fn attributes(request: &ServerRequest<'_>) -> Vec<KeyValue> {
         KeyValue::new("url.scheme", "https"),
         KeyValue::new("network.protocol.version", protocol),
         KeyValue::new("http.target", request.uri.to_string()),
-        KeyValue::new("audit-id", header("audit-id")),
+        KeyValue::new("audit-id", request.audit_id.to_string()),
+        KeyValue::new("client.address", request.peer.to_string()),
+        KeyValue::new("network.peer.address", request.peer.to_string()),
     ];
     let path = request.uri.split('?').next().unwrap_or_default();
     attributes.push(KeyValue::new("url.path", path.to_string()));
@@ -358,6 +376,8 @@ mod tests {
                 privileged: false,
                 received: SystemTime::now(),
                 body_size: None,
+                peer: std::net::Ipv4Addr::LOCALHOST.into(),
+                audit_id: "",
             }
         }
         let mut headers = HeaderMap::new();

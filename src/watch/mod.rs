@@ -96,6 +96,7 @@ mod tests {
             create_revision: 1,
             mod_revision: rev,
             memo: Default::default(),
+            stale: false,
         }
     }
 

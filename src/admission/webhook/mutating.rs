@@ -229,7 +229,9 @@ impl Round<'_> {
         };
         let key = at.key("patch.webhook.admission.k8s.io");
         let value = serde_json::to_string(&value).unwrap_or_default();
-        self.attributes.recorder.annotate(key, value);
+        // kube's patch annotations are logged at Request level and above only.
+        let level = crate::audit::Level::Request;
+        self.attributes.recorder.annotate_at(level, key, value);
     }
 
     fn call_labels<'h>(&self, hook: &'h Hook) -> WebhookCall<'h> {

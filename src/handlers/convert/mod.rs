@@ -132,6 +132,7 @@ pub fn kv_of(value: Bytes, revision: i64, memo: &Memo) -> KeyValue {
         create_revision: 0,
         mod_revision: revision,
         memo: memo.clone(),
+        stale: false,
     }
 }
 

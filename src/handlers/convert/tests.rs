@@ -18,6 +18,7 @@ fn kv(name: &str, version: &str, color: &str, memo: &Memo) -> KeyValue {
         create_revision: 5,
         mod_revision: 5,
         memo: memo.clone(),
+        stale: false,
     }
 }
 

@@ -52,6 +52,7 @@ pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
     let options = WriteOptions::from_query(&call.query, "UpdateOptions")?;
     let body = decode_scale(&call.body, body_format(call.header("content-type"))?)?;
     let scale = view::decode_body(&body)?;
+    call.audit.log_request_object(&scale);
     let manager = manager_name(call, &options);
     let write = ScaleWrite::Update { scale, manager };
     write_scale(state, call, ctx, &options, write, representation).await
@@ -62,6 +63,7 @@ pub async fn patch(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
     let representation = accept(call)?;
     let apply = format == BodyFormat::ApplyPatch;
     let (options, force) = WriteOptions::for_patch(&call.query, apply)?;
+    call.audit.log_request_patch(&call.body);
     let change = if apply {
         ScaleWrite::Apply {
             patch: crate::handlers::apply::decode_patch(&call.body)?,

@@ -33,6 +33,8 @@ pub struct Admitting<'a> {
     /// validating phase, as kube's storage encoding prunes it).
     mutated: AtomicBool,
     recorder: Recorder,
+    /// The request's audit, which the recorder's annotations go to after each phase.
+    audit: &'a crate::audit::Context,
 }
 
 impl<'a> Admitting<'a> {
@@ -57,6 +59,7 @@ impl<'a> Admitting<'a> {
             kind: None,
             mutated: AtomicBool::new(false),
             recorder: Recorder::default(),
+            audit: &call.audit,
         }
     }
 
@@ -131,6 +134,7 @@ impl<'a> Admitting<'a> {
         let attributes = self.attributes(name, old);
         let result = self.state.admission.admit(&attributes, object).await;
         warnings.extend(self.recorder.take_warnings());
+        self.log_annotations();
         if result? {
             self.mutated.store(true, Ordering::Relaxed);
         }
@@ -154,6 +158,7 @@ impl<'a> Admitting<'a> {
             .validate(&attributes, object.as_deref())
             .await;
         warnings.extend(self.recorder.take_warnings());
+        self.log_annotations();
         result?;
         if let Some(object) = object
             && self.kind.is_none()
@@ -162,6 +167,17 @@ impl<'a> Admitting<'a> {
             prune::prune_silently(object, &self.ctx.version().structural);
         }
         Ok(())
+    }
+
+    /// kube's admission audit handler: after each phase, the annotations recorded at or
+    /// below the event's level go into the request's audit event.
+    fn log_annotations(&self) {
+        if !self.audit.enabled() {
+            return;
+        }
+        for (key, value) in self.recorder.annotations_at(self.audit.level()) {
+            self.audit.annotate(&key, &value);
+        }
     }
 
     /// The audit annotations recorded so far (for the audit log).

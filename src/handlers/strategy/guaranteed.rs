@@ -166,8 +166,9 @@ impl<'a> Attempts<'a> {
                 };
                 // Compared with the stored bytes, as kube's storage does: writing back an
                 // object whose defaults were only applied on read persists them, and an
-                // object stored at another version is written (a migration).
-                if bytes == self.kv.value {
+                // object stored at another version is written (a migration), and so is
+                // one read with an encryption key writes no longer use (kube's `stale`).
+                if self.unchanged(&bytes) {
                     return Ok(written(std::mem::take(&mut self.current)));
                 }
                 check_size(state, bytes.len())?;
@@ -196,6 +197,11 @@ impl<'a> Attempts<'a> {
         };
         let kv = fresh_after(ctx, name, failed)?;
         self.again(kv).await.map(|()| None)
+    }
+
+    /// Whether storing `bytes` would change nothing: the same bytes, not stale.
+    fn unchanged(&self, bytes: &[u8]) -> bool {
+        !self.kv.stale && bytes == self.kv.value
     }
 
     /// Another attempt on `kv`, read consistently; 409 when the attempts are used up.

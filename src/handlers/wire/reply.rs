@@ -254,7 +254,10 @@ fn serialize_span(representation: Representation) -> crate::telemetry::Span {
             KeyValue::new("url", fact(|f| f.url.clone())),
             KeyValue::new("protocol", fact(|f| f.protocol.to_string())),
             KeyValue::new("mediaType", representation.content_type()),
-            KeyValue::new("encoder", encoder(representation)),
+            KeyValue::new(
+                "encoder",
+                encoder(representation, &fact(|f| f.group_version.clone())),
+            ),
         ]
     })
 }
@@ -269,16 +272,26 @@ fn written(span: &crate::telemetry::Span, size: usize) {
             i64::try_from(size).unwrap_or(i64::MAX),
         )]
     };
-    span.event_with("About to start writing response", size);
+    span.event_with("About to start writing response", || {
+        // Go's `%T` of the response writer kube writes to.
+        let writer = match crate::telemetry::server::Facts::current().map(|f| f.protocol) {
+            Some("HTTP/2.0") => "*http2.responseWriter",
+            _ => "*http.response",
+        };
+        let mut attributes = vec![KeyValue::new("writer", writer)];
+        attributes.extend(size());
+        attributes
+    });
     span.event_with("Write call succeeded", size);
 }
 
-/// The encoder's identifier as kube's span names it (`json` / `yaml`).
-fn encoder(representation: Representation) -> &'static str {
-    match representation {
-        Representation::Yaml => "yaml",
-        _ => "json",
-    }
+/// The encoder's identifier as kube's span names it (`runtime.Identifier` of its
+/// versioning JSON or YAML serializer for `group_version`).
+fn encoder(representation: Representation, group_version: &str) -> String {
+    let yaml = matches!(representation, Representation::Yaml);
+    let inner = format!(r#"{{"name":"json","pretty":"false","strict":"false","yaml":"{yaml}"}}"#);
+    serde_json::json!({"encodeGV": group_version, "encoder": inner, "name": "versioning"})
+        .to_string()
 }
 
 fn set_content_type(resp: &mut Response<Body>, content_type: &'static str) {

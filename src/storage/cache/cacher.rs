@@ -73,6 +73,9 @@ pub struct Cacher {
     capacity: usize,
     /// How many objects are stored at each version.
     pub(super) stored: super::stored::StoredCounts,
+    /// The last listing failed on a value that cannot be read (no encryption provider
+    /// decrypts it): retrying will not help until the configuration changes.
+    unreadable: std::sync::atomic::AtomicBool,
 }
 
 impl Cacher {
@@ -105,6 +108,7 @@ impl Cacher {
             revision: watch::channel(0).0,
             progress: Arc::new(Notify::new()),
             capacity: capacity.max(1),
+            unreadable: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -132,6 +136,17 @@ impl Cacher {
         let _ = rx.wait_for(|_| self.ready()).await;
     }
 
+    /// Whether the last listing failed on a value no encryption provider reads.
+    pub fn unreadable(&self) -> bool {
+        self.unreadable.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Waits until the cache has listed, or its listing failed on an unreadable value.
+    pub(super) async fn wait_listed(&self) {
+        let mut rx = self.revision.subscribe();
+        let _ = rx.wait_for(|_| self.ready() || self.unreadable()).await;
+    }
+
     /// How many objects the cache holds.
     pub fn object_count(&self) -> usize {
         self.read().objects.len()
@@ -147,6 +162,10 @@ impl Cacher {
                 Ok(stream) => stream,
                 Err(err) => {
                     tracing::warn!(resource = %this.resource, error = %err, "watch cache: listing failed, retrying");
+                    let unreadable = matches!(err, crate::storage::StorageError::Internal(_));
+                    this.unreadable
+                        .store(unreadable, std::sync::atomic::Ordering::Relaxed);
+                    this.revision.send_modify(|_| {});
                     drop(this);
                     tokio::time::sleep(backoff).await;
                     backoff = (backoff * 2).min(MAX_BACKOFF);
@@ -154,6 +173,8 @@ impl Cacher {
                 }
             };
             backoff = FIRST_BACKOFF;
+            this.unreadable
+                .store(false, std::sync::atomic::Ordering::Relaxed);
             drop(this);
             Self::follow(&cacher, stream).await;
         }

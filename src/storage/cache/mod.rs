@@ -94,6 +94,14 @@ impl CachedStore {
     }
 
     /// How many objects the caches hold.
+    /// Waits until every cache has listed, or failed to on a value no encryption
+    /// provider reads (start-up's stored-version check then reads the store, and logs).
+    pub async fn wait_listed(&self) {
+        for cacher in self.cachers.values() {
+            cacher.wait_listed().await;
+        }
+    }
+
     pub fn object_count(&self) -> usize {
         self.cachers.values().map(|c| c.object_count()).sum()
     }

@@ -76,6 +76,7 @@ fn version(
             create_revision: create,
             mod_revision,
             memo: Default::default(),
+            stale: false,
         },
     }
 }
@@ -121,6 +122,7 @@ fn current_if(
         create_revision,
         mod_revision,
         memo: Default::default(),
+        stale: false,
     }))
 }
 
@@ -167,6 +169,7 @@ pub(super) fn range(txn: &ReadTransaction, req: &RangeRequest) -> Result<RangeRe
                     create_revision,
                     mod_revision,
                     memo: Default::default(),
+                    stale: false,
                 })
             });
         page(rows, &req.prefix, req.limit)?

@@ -135,6 +135,7 @@ async fn group_commit_failed_check_mid_batch_fails_only_that_write() {
         create_revision: r0 + 1,
         mod_revision: r0 + 1,
         memo: Default::default(),
+        stale: false,
     };
     let want = vec![
         Ok(r0 + 1),

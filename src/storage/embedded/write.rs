@@ -133,6 +133,7 @@ fn decide(write: Write, existing: Option<KeyValue>, rev: Revision) -> Result<Eve
                 create_revision: rev,
                 mod_revision: rev,
                 memo: Default::default(),
+                stale: false,
             },
             prev_value: None,
         }),
@@ -160,6 +161,7 @@ fn decide(write: Write, existing: Option<KeyValue>, rev: Revision) -> Result<Eve
                 create_revision: cur.create_revision,
                 mod_revision: rev,
                 memo: Default::default(),
+                stale: false,
             },
             prev_value: Some(cur.value),
         }),
@@ -167,6 +169,7 @@ fn decide(write: Write, existing: Option<KeyValue>, rev: Revision) -> Result<Eve
             kv: KeyValue {
                 mod_revision: rev,
                 memo: Default::default(),
+                stale: false,
                 ..cur
             },
         }),
@@ -294,6 +297,7 @@ mod tests {
             create_revision,
             mod_revision,
             memo: Default::default(),
+            stale: false,
         }
     }
 

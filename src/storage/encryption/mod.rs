@@ -4,7 +4,17 @@
 //! its way to a backend and decrypts it on its way back (below the watch cache, which so
 //! holds decrypted objects only in memory).
 
+pub mod aes;
+pub mod config;
 pub mod kms;
+pub mod metrics;
+pub mod prefix;
+pub mod resources;
+pub mod secretbox;
+pub mod store;
+#[cfg(test)]
+mod tests;
+pub mod validate;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -59,3 +69,11 @@ pub struct KmsConfiguration {
 
 /// The transformer of one KMS provider (CONTRACT: the kms engineer fills it in).
 pub type KmsTransformer = Arc<dyn Transformer>;
+
+/// Fills `buf` from the system's randomness (nonces and IVs).
+pub(crate) fn random(buf: &mut [u8]) -> Result<(), String> {
+    use ring::rand::SecureRandom;
+    ring::rand::SystemRandom::new()
+        .fill(buf)
+        .map_err(|_| "unable to read sufficient random bytes".to_string())
+}

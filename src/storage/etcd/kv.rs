@@ -205,6 +205,7 @@ pub(super) fn key_value(kv: &etcd_client::KeyValue) -> Result<KeyValue> {
         create_revision: kv.create_revision(),
         mod_revision: kv.mod_revision(),
         memo: Default::default(),
+        stale: false,
     })
 }
 

@@ -78,6 +78,7 @@ pub async fn watch_events_carry_prev_and_last_values(store: Arc<dyn Store>) {
         create_revision: r1,
         mod_revision,
         memo: Default::default(),
+        stale: false,
     };
     assert_eq!(
         events[0],

@@ -17,8 +17,6 @@ use super::decision::{
 use super::metrics::{Enforcement, ValidatingMetrics};
 use super::validator::ValidateInput;
 
-/// kube's `maxValidationFailures`.
-const MAX_VALIDATION_FAILURES: usize = 50;
 /// kube's `maxAuditAnnotationValueLength`.
 const MAX_AUDIT_ANNOTATION_VALUE_LENGTH: usize = 10 * 1024;
 const VALIDATION_FAILURE_KEY: &str = "validation.policy.admission.k8s.io/validation_failure";
@@ -132,10 +130,10 @@ pub fn dispatch(
     for ((policy, key), values) in annotations {
         recorder.annotate(format!("{policy}/{key}"), values.join(", "));
     }
-    if !failures.is_empty() {
-        failures.truncate(MAX_VALIDATION_FAILURES);
-        let value = format!("[{}]", failures.join(","));
-        recorder.annotate(VALIDATION_FAILURE_KEY.to_string(), value);
+    // kube 1.36 publishes each failure as a one-element list under the same key, and an
+    // annotation keeps its first value: only the first failure is recorded.
+    if let Some(first) = failures.first() {
+        recorder.annotate(VALIDATION_FAILURE_KEY.to_string(), format!("[{first}]"));
     }
     denied.into_iter().next().map(|d| {
         let message = match d.binding {

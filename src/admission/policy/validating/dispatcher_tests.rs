@@ -176,3 +176,18 @@ fn dispatch_compiled_policy_evaluates_without_recompiling() {
     assert!(recorder.take_warnings().is_empty());
     assert_eq!(metrics.checks("p", "b", "no_error", Enforcement::Allow), 0);
 }
+
+#[test]
+fn dispatch_two_audit_failures_first_policy_recorded_only() {
+    let validator = failing(None);
+    let (denial, recorder, _) = run(&[
+        ("p1", "b1", &["Audit"], &validator),
+        ("p2", "b2", &["Warn", "Audit"], &validator),
+    ]);
+    assert_eq!(denial, None);
+    // kube 1.36 (the reference's recording) keeps the first failure under the key.
+    assert_eq!(
+        recorder.annotations()["validation.policy.admission.k8s.io/validation_failure"],
+        r#"[{"message":"too many","policy":"p1","binding":"b1","expressionIndex":0,"validationActions":["Audit"]}]"#
+    );
+}
