@@ -11,13 +11,13 @@ use crate::request::user::UserInfo;
 
 /// The policy and the backend; absent from the chain when no policy file is given.
 pub struct Auditor {
-    pub policy: Policy,
+    pub policy: Arc<Policy>,
     pub backend: Arc<dyn Backend>,
     metrics: AuditMetrics,
 }
 
 impl Auditor {
-    pub fn new(policy: Policy, backend: Arc<dyn Backend>, metrics: AuditMetrics) -> Auditor {
+    pub fn new(policy: Arc<Policy>, backend: Arc<dyn Backend>, metrics: AuditMetrics) -> Auditor {
         Auditor {
             policy,
             backend,
@@ -26,16 +26,15 @@ impl Auditor {
     }
 
     /// What the `--audit-*` settings ask for (kube's `AuditOptions.ApplyTo`): the policy
-    /// file checked and the backends started; `None` without a policy file or without a
-    /// backend (then nothing is audited, as in kube).
+    /// (read and checked with the flags) and the backends started; `None` without a policy
+    /// file or without a backend (then nothing is audited, as in kube).
     pub async fn from_settings(
         settings: &AuditSettings,
         metrics: AuditMetrics,
     ) -> Result<Option<Arc<Auditor>>, String> {
-        let Some(policy) = settings.policy.as_deref() else {
+        let Some(policy) = settings.policy.clone() else {
             return Ok(None);
         };
-        let policy = policy.clone();
         let backend = super::backend::from_config(settings, metrics.clone()).await?;
         Ok(backend.map(|backend| Arc::new(Auditor::new(policy, backend, metrics))))
     }

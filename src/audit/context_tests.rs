@@ -17,7 +17,7 @@ fn config(level: Level, omit_stages: Vec<Stage>, omit_managed_fields: bool) -> R
 fn started(level: Level, omit: Vec<Stage>, omit_mf: bool) -> (Arc<Recording>, Context) {
     let backend = Arc::new(Recording::default());
     let auditor = Arc::new(Auditor::new(
-        Policy::default(),
+        Arc::new(Policy::default()),
         backend.clone(),
         Default::default(),
     ));
@@ -175,7 +175,11 @@ async fn refused_event_reported_as_not_processed() {
         refuse: true,
         ..Recording::default()
     });
-    let auditor = Arc::new(Auditor::new(Policy::default(), backend, Default::default()));
+    let auditor = Arc::new(Auditor::new(
+        Arc::new(Policy::default()),
+        backend,
+        Default::default(),
+    ));
     let info = info::parse("GET", "/healthz", &Query::default());
     let event = request::metadata_event(request::RequestMeta {
         audit_id: "x",

@@ -1,5 +1,6 @@
 //! Health and version: `/healthz`, `/livez`, `/readyz` (with `?verbose` and per-check
-//! paths such as `/readyz/etcd`), and `/version`.
+//! paths such as `/readyz/etcd`; `kms-providers` on healthz and readyz when a KMS v2
+//! provider is configured), and `/version`.
 //!
 //! The probes are open to anyone (kube's always-allow paths), so they must stay cheap: the
 //! storage check runs at most once per [`STORAGE_CHECK_TTL`] whatever the probe rate
@@ -35,6 +36,9 @@ enum CheckError {
     /// The watch cache has not listed every resource yet (the `watch-cache` check).
     #[error("the watch cache is not filled yet")]
     CacheFilling,
+    /// A KMS v2 plugin failed its Status check (the `kms-providers` check).
+    #[error("{0}")]
+    Kms(String),
     /// Shutdown has begun (the `shutdown` check of `/readyz`).
     #[error("process is shutting down")]
     ShuttingDown,
@@ -112,6 +116,15 @@ async fn run_checks(state: &AppState, endpoint: &str) -> Vec<Check> {
         checks.push(Check {
             name: "etcd",
             result: storage.map_err(CheckError::from),
+        });
+    }
+    // kube adds its KMS checks to healthz and readyz, not livez.
+    if endpoint != "livez"
+        && let Some(kms) = crate::storage::encryption::kms::health().await
+    {
+        checks.push(Check {
+            name: "kms-providers",
+            result: kms.map_err(CheckError::Kms),
         });
     }
     if endpoint == "readyz"

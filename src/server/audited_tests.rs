@@ -18,7 +18,7 @@ use crate::request::query::Query;
 fn context(level: Level) -> (Arc<Recording>, Context) {
     let backend = Arc::new(Recording::default());
     let auditor = Arc::new(Auditor::new(
-        Policy::default(),
+        Arc::new(Policy::default()),
         backend.clone(),
         Default::default(),
     ));

@@ -334,6 +334,8 @@ pub async fn run(
     let transformation_metrics = TransformationMetrics::register(&mut metrics);
     let admission_metrics = AdmissionMetrics::register(&mut metrics);
     let audit_metrics = crate::audit::backend::AuditMetrics::register(&mut metrics);
+    // kube registers them at init whatever the configuration; series appear with a provider.
+    crate::storage::encryption::kms::register_metrics(&mut metrics);
     let metrics = Arc::new(metrics);
     let auditor = crate::audit::Auditor::from_settings(&config.audit, audit_metrics)
         .await
