@@ -26,7 +26,9 @@
 //! admission (`webhook*.rs`); `policy` and `policy-reference` admission policies
 //! (`policy*.rs`); `conversion` webhook conversion (`conversion.rs`); `audit` the audit
 //! log at Metadata and RequestResponse against no policy (`audit.rs`); `encryption` creates
-//! and cached GETs with aesgcm encryption at rest against none (`encryption.rs`). Creates, GETs and the stored
+//! and cached GETs with aesgcm encryption at rest against none (`encryption.rs`).
+//! `tracing` creates with no tracing configuration against sampling 0 (`tracing.rs`).
+//! Creates, GETs and the stored
 //! collection's creates go over h2, as kubectl's do; `BENCH_HTTP1=1` makes them HTTP/1.1.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a harness fails loudly
@@ -55,6 +57,8 @@ mod fields;
 mod list;
 #[path = "throughput/meters.rs"]
 mod meters;
+#[path = "../tests/common/otlp.rs"]
+mod otlp;
 #[path = "throughput/policy.rs"]
 mod policy;
 #[path = "policy/fixture.rs"]
@@ -75,6 +79,8 @@ mod startup;
 mod stored;
 #[path = "../tests/common/stub_converter.rs"]
 mod stub_converter;
+#[path = "throughput/tracing.rs"]
+mod tracing_cells;
 #[path = "throughput/watch.rs"]
 mod watch;
 #[path = "throughput/watchers.rs"]
@@ -140,10 +146,13 @@ pub struct Sections {
     /// Encryption at rest (issue 33), only when picked: creates and cached GETs with
     /// aesgcm against none.
     pub encryption: bool,
+    /// Tracing (issue 33), only when picked: creates with no tracing configuration
+    /// against sampling 0.
+    pub tracing: bool,
 }
 
 impl Sections {
-    const NAMES: [&str; 16] = [
+    const NAMES: [&str; 17] = [
         "crud",
         "fields",
         "list",
@@ -160,6 +169,7 @@ impl Sections {
         "conversion",
         "audit",
         "encryption",
+        "tracing",
     ];
 
     fn from_env() -> Sections {
@@ -194,6 +204,7 @@ impl Sections {
             conversion: picked.contains(&"conversion"),
             audit: picked.contains(&"audit"),
             encryption: picked.contains(&"encryption"),
+            tracing: picked.contains(&"tracing"),
         }
     }
 }
@@ -328,6 +339,9 @@ fn main() {
         }
         if sections.encryption {
             encryption::run().await;
+        }
+        if sections.tracing {
+            tracing_cells::run().await;
         }
         if sections.reference {
             let (rows, goals) = reference::run().await;

@@ -104,6 +104,18 @@ impl Plugin {
 
     /// Whether the plugin is a mutating one (kube's `MutationInterface`); the others have
     /// a validating phase only (`ValidationInterface`).
+    /// The span of one plugin's step (kube traces no plugin; these names are ours).
+    fn span_name(&self, step: Step) -> &'static str {
+        match (self, step) {
+            (Plugin::NamespaceLifecycle(_), Step::Admit) => "Admit NamespaceLifecycle",
+            (Plugin::MutatingPolicy(_), Step::Admit) => "Admit MutatingAdmissionPolicy",
+            (Plugin::MutatingWebhook(_), Step::Admit) => "Admit MutatingAdmissionWebhook",
+            (Plugin::ValidatingPolicy(_), _) => "Validate ValidatingAdmissionPolicy",
+            (Plugin::ValidatingWebhook(_), _) => "Validate ValidatingAdmissionWebhook",
+            (_, Step::Validate) => "Validate",
+        }
+    }
+
     fn mutates(&self) -> bool {
         match self {
             Plugin::NamespaceLifecycle(_)
@@ -158,6 +170,24 @@ impl Plugin {
 }
 
 /// The plugins in the order they run, built once at start-up.
+/// The two steps of the chain.
+#[derive(Clone, Copy)]
+enum Step {
+    Admit,
+    Validate,
+}
+
+/// A plugin step's span under the request's.
+fn plugin_span(plugin: &Plugin, step: Step, operation: &'static str) -> crate::telemetry::Span {
+    use crate::telemetry::KeyValue;
+    crate::telemetry::Span::start(plugin.span_name(step), || {
+        vec![
+            KeyValue::new("plugin", plugin.name()),
+            KeyValue::new("operation", operation),
+        ]
+    })
+}
+
 #[derive(Default)]
 pub struct Chain {
     plugins: Vec<Plugin>,
@@ -213,9 +243,11 @@ impl Chain {
         let mut result = Ok(());
         for plugin in self.plugins.iter().filter(|p| p.mutates()) {
             let plugin_started = Instant::now();
-            let admitted = plugin
-                .admit(attributes, object.as_deref_mut(), reinvoke)
+            let span = plugin_span(plugin, Step::Admit, operation);
+            let admitted = span
+                .scope(plugin.admit(attributes, object.as_deref_mut(), reinvoke))
                 .await;
+            drop(span);
             let (name, elapsed) = (plugin.name(), plugin_started.elapsed());
             let rejected = admitted.is_err();
             self.metrics
@@ -242,7 +274,9 @@ impl Chain {
         let mut result = Ok(());
         for plugin in self.plugins.iter().filter(|p| !p.mutates()) {
             let plugin_started = Instant::now();
-            result = plugin.validate(attributes, object).await;
+            let span = plugin_span(plugin, Step::Validate, operation);
+            result = span.scope(plugin.validate(attributes, object)).await;
+            drop(span);
             let (name, elapsed) = (plugin.name(), plugin_started.elapsed());
             let rejected = result.is_err();
             self.metrics

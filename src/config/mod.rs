@@ -7,6 +7,7 @@ pub mod auth;
 pub mod ciphers;
 pub mod encryption;
 pub mod migrate;
+pub mod tracing;
 pub mod transport;
 pub mod validate;
 
@@ -132,6 +133,8 @@ pub struct ServeFlags {
     pub audit: audit::AuditFlags,
     #[command(flatten)]
     pub encryption: encryption::EncryptionFlags,
+    #[command(flatten)]
+    pub tracing: tracing::TracingFlags,
     /// Log format.
     #[arg(long = "log-format", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,

@@ -44,6 +44,8 @@ pub struct Config {
     pub audit: AuditSettings,
     /// `--encryption-provider-config`, read and checked (`None` without the flag).
     pub encryption: Option<EncryptionConfiguration>,
+    /// `--tracing-config-file`'s configuration; `None`: nothing is traced.
+    pub tracing: Option<crate::telemetry::TracingConfiguration>,
 }
 
 /// Every problem of a command line, one `--flag: problem` per line.
@@ -64,11 +66,14 @@ impl ServeFlags {
         let admission = problems.admission(&self.admission, self.max_object_size);
         let audit = problems.audit(&self.audit);
         let encryption = problems.encryption(&self.encryption);
+        let tracing = problems.tracing(&self.tracing);
         problems.check_files(&self);
         problems.check_durations(&self);
         problems.check_limits(&self);
         problems.check_always_allow_paths(&self.auth.authorization_always_allow_paths);
-        match (serving, store, transport, admission, audit, encryption) {
+        match (
+            serving, store, transport, admission, audit, encryption, tracing,
+        ) {
             (
                 Some(serving),
                 Some(store),
@@ -76,6 +81,7 @@ impl ServeFlags {
                 Some(admission),
                 Some(audit),
                 Some(encryption),
+                Some(tracing),
             ) if problems.0.is_empty() => Ok(Config {
                 flags: self,
                 serving,
@@ -84,6 +90,7 @@ impl ServeFlags {
                 admission,
                 audit,
                 encryption,
+                tracing,
             }),
             _ => Err(ConfigErrors {
                 problems: problems.0,

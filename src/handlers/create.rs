@@ -13,6 +13,7 @@ use crate::handlers::object::render_object;
 use crate::handlers::strategy::admit::Admitting;
 use crate::handlers::strategy::guaranteed;
 use crate::handlers::strategy::managed::{Scope, manager_name, record_update};
+use crate::handlers::traced;
 use crate::handlers::write::{
     accept, check_namespace, check_version_kind, invalid, with_warnings, write_target,
 };
@@ -36,10 +37,13 @@ async fn create_object(
     ctx: &Target,
     warnings: &mut Vec<String>,
 ) -> Result<Reply, ApiError> {
+    traced::body_read(call);
     let options = WriteOptions::from_query(&call.query, "CreateOptions")?;
     let format = body_format(call.header("content-type"))?;
     let report = options.field_validation.reports();
+    traced::event("About to convert to expected version");
     let decoded = decode_resource(&call.body, format, &ctx.resource.kind, report)?;
+    traced::event("Conversion done");
     let (mut object, duplicates) = (decoded.object, decoded.duplicates);
     let directive = options.field_validation;
     *warnings = checks::coerce_other_version(ctx, &object, duplicates.clone(), directive)?;
@@ -61,11 +65,15 @@ async fn create_object(
         dry_run,
     );
     let authorized = Authorized::ByChain;
-    let object = create_admitted(
+    traced::event("About to store object in database");
+    let created = create_admitted(
         state, ctx, object, dry_run, &admitting, warnings, authorized,
     )
-    .await?;
-    render_object(call, ctx, StatusCode::CREATED, object)
+    .await;
+    traced::written(call, &created);
+    let created = created?;
+    traced::event("About to write a response");
+    render_object(call, ctx, StatusCode::CREATED, created)
 }
 
 /// Whether the verb the filter chain authorized covers creating the object.

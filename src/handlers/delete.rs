@@ -137,15 +137,19 @@ pub fn delete_options(call: &Call) -> Result<DeleteOptions, ApiError> {
 pub async fn delete(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
     // kube negotiates before deleting: an Accept it cannot serve deletes nothing.
     let representation = negotiate(call.header("accept"), NegotiationTarget::Object)?;
+    crate::handlers::traced::body_read(call);
     let options = delete_options(call)?;
     let admitting = delete_admission(state, call, ctx, &options);
     let mut warnings = Vec::new();
     let admission = (&admitting, ctx.name.as_str());
+    crate::handlers::traced::event("About to delete object from database");
     let deleted = delete_one(state, ctx, &ctx.name, &options, admission, &mut warnings).await;
     let (object, removed) = match deleted {
         Ok(deleted) => deleted,
         Err(e) => return Ok(Reply::Error(e).with_warnings(warnings)),
     };
+    crate::handlers::traced::event("Object deleted from database");
+    crate::handlers::traced::event("About to write a response");
     if !removed {
         let reply = render_object(call, ctx, StatusCode::OK, object);
         return Ok(crate::handlers::write::with_warnings(reply, warnings));

@@ -15,6 +15,7 @@ pub mod scale;
 pub mod state;
 pub mod storedversions;
 pub mod strategy;
+pub mod traced;
 pub mod watch;
 pub mod wire;
 pub mod write;

@@ -67,6 +67,7 @@ pub async fn get(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Rep
     let representation = negotiate(call.header("accept"), NegotiationTarget::Object)?;
     let key = ctx.key(state, &ctx.name);
     let rv = call.query.get("resourceVersion").unwrap_or_default();
+    crate::handlers::traced::event("About to Get from storage");
     let found = if rv.is_empty() {
         state.store.get(&key).await
     } else {
@@ -111,6 +112,7 @@ pub async fn get(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Rep
                 .ok_or_else(|| ctx.not_found(&ctx.name))?
         }
     };
+    crate::handlers::traced::event("About to write a response");
     if representation == Representation::Json {
         let body = served::object_bytes(ctx, &kv)?.to_bytes();
         let len = body.len();

@@ -14,6 +14,7 @@ use crate::handlers::strategy::admit::Admitting;
 use crate::handlers::strategy::change::{Change, check_patched, decode_patch};
 use crate::handlers::strategy::guaranteed::{Attempts, Next};
 use crate::handlers::strategy::managed::{Scope, manager_name, record_update};
+use crate::handlers::traced;
 use crate::handlers::{AppState, Call, Reply, strategy::checks};
 use crate::meta::lifecycle::{self, WriteTarget};
 use crate::meta::object as obj;
@@ -170,10 +171,13 @@ pub fn accept(call: &Call) -> Result<Representation, ApiError> {
 
 pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<Reply, ApiError> {
     accept(call)?;
+    traced::body_read(call);
     let options = WriteOptions::from_query(&call.query, "UpdateOptions")?;
     let format = body_format(call.header("content-type"))?;
     let report = options.field_validation.reports();
+    traced::event("About to convert to expected version");
     let decoded = decode_resource(&call.body, format, &ctx.resource.kind, report)?;
+    traced::event("Conversion done");
     let (mut body, duplicates) = (decoded.object, decoded.duplicates);
     let directive = options.field_validation;
     let warnings = checks::coerce_other_version(ctx, &body, duplicates.clone(), directive)?;
@@ -186,6 +190,7 @@ pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
     let mut warnings = checks::coerce_body(ctx, &mut body, duplicates, directive)?;
     log_decoded(call, &mut body, sent_namespace);
     let change = Change::Replace(body);
+    traced::event("About to store object in database");
     let result = apply_change(
         state,
         call,
@@ -196,7 +201,11 @@ pub async fn update(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<
         &mut warnings,
     )
     .await;
-    let reply = result.and_then(|object| render_object(call, ctx, StatusCode::OK, object));
+    traced::written(call, &result);
+    let reply = result.and_then(|object| {
+        traced::event("About to write a response");
+        render_object(call, ctx, StatusCode::OK, object)
+    });
     Ok(with_warnings(reply, warnings))
 }
 

@@ -22,6 +22,8 @@ use crate::request::info::{self, RequestInfo, Verb};
 use crate::request::query::Query;
 use crate::request::user::UserInfo;
 use crate::server::audited;
+use crate::telemetry::server::{PRIVILEGED_GROUPS, Route, ServerRequest};
+use crate::telemetry::{RequestTrace, Tracer};
 
 /// What the chain's stages hold, and the handlers' state it dispatches to.
 pub struct Chain {
@@ -32,6 +34,8 @@ pub struct Chain {
     pub handlers: Arc<AppState>,
     /// The audit policy and backend (`--audit-policy-file`); `None` audits nothing.
     pub audit: Option<Arc<Auditor>>,
+    /// `--tracing-config-file`'s tracer, or none.
+    pub tracer: Tracer,
 }
 
 /// The authorizer as the handlers ask it (a creating apply authorizes `create`).
@@ -51,9 +55,12 @@ pub struct Peer<'a> {
     pub certs: &'a [rustls::pki_types::CertificateDer<'static>],
     pub address: std::net::IpAddr,
     pub audit_id: &'a str,
+    /// The request's HTTP version.
+    pub version: http::Version,
 }
 
 /// Runs one request through the stages; never fails (errors become Status replies).
+/// The request's spans are the caller's to end once the reply is encoded.
 pub async fn serve(
     chain: &Chain,
     method: Method,
@@ -62,7 +69,7 @@ pub async fn serve(
     headers: HeaderMap,
     body: impl std::future::Future<Output = Result<Bytes, ApiError>>,
     peer: Peer<'_>,
-) -> Reply {
+) -> (Reply, RequestTrace) {
     let started = std::time::Instant::now();
     // Request info first: authorization needs verb, resource and name. The query is
     // decoded once here; authorization and the handlers read this one decoding.
@@ -81,12 +88,13 @@ pub async fn serve(
         query,
         headers,
     };
-    let reply = page_not_found(stages(chain, request, started, body, peer).await);
+    let (reply, trace) = stages(chain, request, started, body, peer).await;
+    let reply = page_not_found(reply);
     let code = reply.code();
     state
         .metrics
         .observe_request(labels, code, started.elapsed());
-    reply
+    (reply, trace)
 }
 
 /// A request as parsed before authentication.
@@ -100,14 +108,16 @@ struct Request {
 }
 
 /// Authentication → audit → impersonation → max-in-flight → authorization → body →
-/// dispatch.
+/// dispatch, in kube's spans: `authentication` (outside the server span), the server span
+/// once the user is known (kube's `WithTracing` follows authentication), `audit` and
+/// `constrainedimpersonation` around the rest.
 async fn stages(
     chain: &Chain,
     request: Request,
     started: std::time::Instant,
     body: impl std::future::Future<Output = Result<Bytes, ApiError>>,
     peer: Peer<'_>,
-) -> Reply {
+) -> (Reply, RequestTrace) {
     let Request {
         info,
         method,
@@ -127,10 +137,11 @@ async fn stages(
                     let audit = auditor.begin(None, meta);
                     audited::failed_early(audit, &e).await;
                 }
-                return Reply::Error(e);
+                return (Reply::Error(e), RequestTrace::none());
             }
         },
     };
+    let mut trace = RequestTrace::begin(&chain.tracer, received_at(started));
     let authenticated = chain
         .authenticator
         .authenticate(&mut headers, peer.certs)
@@ -142,9 +153,13 @@ async fn stages(
                 let audit = auditor.begin(None, audit_meta(&peer, &uri, &info, &headers, started));
                 audited::failed_early(audit, &e).await;
             }
-            return Reply::Error(e);
+            return (Reply::Error(e), trace);
         }
     };
+    trace.serve(&server_request(
+        &info, &method, &uri, &headers, &user, &peer, started,
+    ));
+    trace.enter("audit");
     let audit = match &chain.audit {
         Some(auditor) => {
             let meta = audit_meta(&peer, &uri, &info, &headers, started);
@@ -157,12 +172,13 @@ async fn stages(
             auditor.observe_rejected();
         }
         let e = std::io::Error::other("failed to store audit event");
-        return internal_error_text(&uri, &e);
+        return (internal_error_text(&uri, &e), trace);
     }
     let long_running = info.verb == Verb::Watch;
+    trace.enter("constrainedimpersonation");
     let user = match impersonate(chain, user, &mut headers, &uri, &audit).await {
         Ok(user) => user,
-        Err(reply) => return audited::complete(audit, reply, long_running).await,
+        Err(reply) => return (audited::complete(audit, reply, long_running).await, trace),
     };
     let mut call = Call {
         query,
@@ -178,17 +194,17 @@ async fn stages(
         match deadline {
             Some(at) => {
                 let at = tokio::time::Instant::from_std(at);
-                tokio::time::timeout_at(at, admitted(chain, &mut call, body))
+                tokio::time::timeout_at(at, admitted(chain, &mut call, body, &mut trace))
                     .await
                     .unwrap_or_else(|_| Reply::Error(ApiError::request_timeout()))
             }
-            None => admitted(chain, &mut call, body).await,
+            None => admitted(chain, &mut call, body, &mut trace).await,
         }
     })
     .await;
     let reply = match served {
         Ok(reply) => reply,
-        Err(message) => return audited::panicked(&call.audit, &message).await,
+        Err(message) => return (audited::panicked(&call.audit, &message).await, trace),
     };
     if let Reply::Error(e) | Reply::Failed { error: e, .. } = &reply
         && e.code() >= 500
@@ -207,7 +223,55 @@ async fn stages(
         );
     }
     let audit = std::mem::take(&mut call.audit);
-    audited::complete(audit, page_not_found(reply), long_running).await
+    let reply = audited::complete(audit, page_not_found(reply), long_running).await;
+    (reply, trace)
+}
+
+/// The wall-clock time of `started` (the server span's start).
+fn received_at(started: std::time::Instant) -> std::time::SystemTime {
+    let now = std::time::SystemTime::now();
+    now.checked_sub(started.elapsed()).unwrap_or(now)
+}
+
+/// What the request's server span is made of (see `telemetry::server`).
+fn server_request<'a>(
+    info: &'a RequestInfo,
+    method: &'a Method,
+    uri: &'a str,
+    headers: &'a HeaderMap,
+    user: &UserInfo,
+    peer: &Peer<'a>,
+    started: std::time::Instant,
+) -> ServerRequest<'a> {
+    let route = info.is_resource_request.then(|| Route {
+        api_prefix: &info.api_prefix,
+        api_group: &info.api_group,
+        api_version: &info.api_version,
+        namespaced: !info.namespace.is_empty(),
+        resource: &info.resource,
+        named: !info.name.is_empty(),
+        subresource: info.subresource.as_str(),
+    });
+    let privileged = user
+        .groups
+        .iter()
+        .any(|g| PRIVILEGED_GROUPS.contains(&g.as_str()));
+    let body_size = headers
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok());
+    ServerRequest {
+        method: method.as_str(),
+        uri,
+        route,
+        version: peer.version,
+        headers,
+        privileged,
+        received: received_at(started),
+        body_size,
+        peer: peer.address,
+        audit_id: peer.audit_id,
+    }
 }
 
 /// What the audit event records of the request before it is served (kube's
@@ -256,6 +320,7 @@ async fn admitted(
     chain: &Chain,
     call: &mut Call,
     body: impl std::future::Future<Output = Result<Bytes, ApiError>>,
+    trace: &mut RequestTrace,
 ) -> Reply {
     // At DEBUG: the fmt layer formats a span's fields when it is created, whether or not
     // anything is logged in it (about a tenth of a GET's server CPU at INFO). A 5xx is
@@ -276,9 +341,16 @@ async fn admitted(
         Ok(slot) => slot,
         Err(_) => return Reply::Error(too_many(state, &call.info)),
     };
-    let authorized = chain
-        .authorizer
-        .authorize_audited(&call.user, &call.info, &call.audit)
+    // kube's span of its flow control filter (the reference runs APF; our max-in-flight
+    // stands in its place), then authorization's.
+    trace.enter("priorityandfairness");
+    trace.enter("authorization");
+    let authorized = trace
+        .scope(
+            chain
+                .authorizer
+                .authorize_audited(&call.user, &call.info, &call.audit),
+        )
         .await;
     if let Err(e) = authorized {
         return Reply::Error(e);
@@ -289,7 +361,12 @@ async fn admitted(
         Ok(b) => b,
         Err(e) => return Reply::Error(e),
     };
-    match handlers::dispatch(state, call).instrument(span).await {
+    let handler = trace.in_scope(|| handlers::traced::start(call));
+    trace.adopt(handler, handlers::traced::reports_written(&call.info.verb));
+    match trace
+        .scope(handlers::dispatch(state, call).instrument(span))
+        .await
+    {
         Ok(reply) => reply,
         Err(e) => Reply::Error(e),
     }

@@ -37,8 +37,9 @@ pub async fn handle(
         certs,
         address: peer,
         audit_id: std::str::from_utf8(audit_id.as_bytes()).unwrap_or_default(),
+        version: parts.version,
     };
-    let mut resp = chain::serve(
+    let (reply, trace) = chain::serve(
         &chain,
         parts.method,
         &path,
@@ -47,8 +48,11 @@ pub async fn handle(
         body,
         peer,
     )
-    .await
-    .into_response();
+    .await;
+    // The reply is encoded in the handler's span (kube's `SerializeObject` is its child).
+    let mut resp = trace.in_scope(|| reply.into_response());
+    let size = hyper::body::Body::size_hint(resp.body()).exact();
+    trace.end(resp.status().as_u16(), size);
     resp.headers_mut().insert(AUDIT_ID, audit_id);
     super::head::answer(&method, resp)
 }

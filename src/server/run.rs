@@ -45,6 +45,8 @@ use crate::storage::encryption::resources::{Encryption, Plan};
 use crate::storage::encryption::store::{EncryptingStore, Transformers};
 use crate::storage::etcd::EtcdStore;
 use crate::storage::key::KeyLayout;
+use crate::storage::traced::{Layer, Traced};
+use crate::telemetry::Tracer;
 use crate::webhook::{Settings as TransportSettings, Transport as WebhookTransport};
 
 /// Why the server could not start; `exit_code` follows sysexits (64 = bad input).
@@ -69,6 +71,8 @@ pub enum StartError {
     Store(#[from] crate::storage::StorageError),
     #[error("--encryption-provider-config: {0}")]
     Encryption(String),
+    #[error("setting up tracing: {0}")]
+    Tracing(String),
     #[error("listening on {addr}: {source}")]
     Listen {
         addr: String,
@@ -82,7 +86,8 @@ impl StartError {
             StartError::Definitions(_)
             | StartError::Config(_)
             | StartError::Unmigrated(_)
-            | StartError::Audit(_) => 64,
+            | StartError::Audit(_)
+            | StartError::Tracing(_) => 64,
             _ => 1,
         }
     }
@@ -368,11 +373,18 @@ pub async fn run(
         .map_err(StartError::Audit)?;
     let (authenticator, authorizer) = authenticator(flags, &metrics).await?;
     let authorizer = Arc::new(authorizer);
+    let tracer = tracer(&config)?;
     let direct = open_store(&config.store).await?;
     let keys = KeyLayout::new(&flags.etcd_prefix);
     let (direct, encrypted) =
         encrypting(&config, &catalog, &keys, direct, transformation_metrics).await?;
+    // kube's etcd3 spans cover the value's transformation: traced above encryption.
+    let direct = traced(direct, Layer::Backend, &tracer, &flags.etcd_prefix);
     let (store, cache) = watch_cache(&catalog, flags, direct, cache_metrics);
+    let store = match cache {
+        Some(_) => traced(store, Layer::Cache, &tracer, &flags.etcd_prefix),
+        None => store,
+    };
     let sources = crate::server::stored::Sources {
         catalog: catalog.clone(),
         cache: cache.clone(),
@@ -415,6 +427,7 @@ pub async fn run(
         request_timeout: flags.request_timeout,
         handlers: state.clone(),
         audit: auditor.clone(),
+        tracer: tracer.clone(),
     });
     if !flags.compaction_interval.is_zero() {
         tokio::spawn(compact_periodically(store, flags.compaction_interval));
@@ -446,7 +459,33 @@ pub async fn run(
     if let Some(auditor) = auditor {
         auditor.shutdown().await;
     }
+    tracer.shutdown().await;
     Ok(())
+}
+
+/// `--tracing-config-file`'s exporting tracer, or none.
+fn tracer(config: &Config) -> Result<Tracer, StartError> {
+    let Some(settings) = &config.tracing else {
+        return Ok(Tracer::none());
+    };
+    let tracer = Tracer::start(settings).map_err(StartError::Tracing)?;
+    tracing::info!(
+        endpoint = settings
+            .endpoint
+            .as_deref()
+            .unwrap_or(crate::telemetry::config::DEFAULT_ENDPOINT),
+        sampling_rate_per_million = settings.sampling_rate_per_million.unwrap_or(0),
+        "tracing: exporting spans over OTLP"
+    );
+    Ok(tracer)
+}
+
+/// `store` with spans of `layer`'s names when tracing.
+fn traced(store: Arc<dyn Store>, layer: Layer, tracer: &Tracer, prefix: &str) -> Arc<dyn Store> {
+    match tracer.is_exporting() {
+        true => Traced::wrap(store, layer, prefix),
+        false => store,
+    }
 }
 
 /// Raises the soft open-files limit to the hard one (as Go does since 1.19): the

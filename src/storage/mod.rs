@@ -14,6 +14,7 @@ pub mod encryption;
 pub mod etcd;
 pub mod key;
 pub mod memo;
+pub mod traced;
 pub mod versions;
 
 use std::pin::Pin;

@@ -279,6 +279,11 @@ fn request(
         .header(http::header::CONTENT_TYPE, "application/json")
         .header(http::header::ACCEPT, "application/json, */*")
         .header(http::header::USER_AGENT, user_agent);
+    // The caller's span travels as `traceparent` (otelhttp's transport, which passes an
+    // incoming trace context on even when nothing is recorded).
+    if let Some(headers) = builder.headers_mut() {
+        crate::telemetry::propagation::inject(headers);
+    }
     if let Some(token) = &credentials.bearer_token {
         builder = builder.header(http::header::AUTHORIZATION, format!("Bearer {token}"));
     } else if let Some((user, password)) = &credentials.basic {

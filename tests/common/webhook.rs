@@ -93,6 +93,8 @@ pub struct Review {
     pub authorization: Option<String>,
     /// The `User-Agent` header, if any.
     pub user_agent: Option<String>,
+    /// The `traceparent` header (W3C trace context), if any.
+    pub traceparent: Option<String>,
     /// The CN of the client certificate of its connection, if one was presented.
     pub client_cn: Option<String>,
     /// The whole AdmissionReview as sent (`Value::Null` if the body was not JSON).

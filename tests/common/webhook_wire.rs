@@ -115,6 +115,11 @@ async fn handle(
         .get(http::header::USER_AGENT)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
+    let traceparent = req
+        .headers()
+        .get("traceparent")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
     let bytes = match req.into_body().collect().await {
         Ok(body) => body.to_bytes(),
         Err(_) => Bytes::new(),
@@ -134,6 +139,7 @@ async fn handle(
         authority,
         authorization,
         user_agent,
+        traceparent,
         client_cn,
         body: body.clone(),
     });

@@ -76,14 +76,16 @@ pub async fn call(
         .deadline
         .map(|d| d.saturating_duration_since(std::time::Instant::now()));
     let timeout = left.map_or(hook.timeout, |left| left.min(hook.timeout));
-    let answer =
-        transport
-            .post(endpoint, body, timeout)
-            .await
-            .map_err(|e| CallFailure::Calling {
-                code: failure_code(&e),
-                reason: e.to_string(),
-            })?;
+    let span = call_span(hook, attributes, phase, &uid);
+    let answer = span
+        .scope(transport.post(endpoint, body, timeout))
+        .await
+        .map_err(|e| CallFailure::Calling {
+            code: failure_code(&e),
+            reason: e.to_string(),
+        })?;
+    span.event("Request completed");
+    drop(span);
     let response =
         review::decode(version, phase, &uid, &answer).map_err(|e| CallFailure::Calling {
             reason: e.to_string(),
@@ -95,6 +97,37 @@ pub async fn call(
         return Err(CallFailure::Rejected { error, code });
     }
     Ok(response)
+}
+
+/// kube's dispatchers' span of one call (`Call mutating webhook` / `Call validating
+/// webhook`); the call's `traceparent` is this span's.
+fn call_span(
+    hook: &Hook,
+    attributes: &Attributes<'_>,
+    phase: Phase,
+    uid: &str,
+) -> crate::telemetry::Span {
+    use crate::telemetry::KeyValue;
+    let name = match phase {
+        Phase::Mutating => "Call mutating webhook",
+        Phase::Validating => "Call validating webhook",
+    };
+    crate::telemetry::Span::start(name, || {
+        vec![
+            KeyValue::new("configuration", hook.configuration.clone()),
+            KeyValue::new("webhook", hook.name.clone()),
+            KeyValue::new(
+                "resource",
+                format!(
+                    "{}/{}, Resource={}",
+                    attributes.group, attributes.version, attributes.resource
+                ),
+            ),
+            KeyValue::new("subresource", attributes.subresource.to_string()),
+            KeyValue::new("operation", attributes.operation.as_str()),
+            KeyValue::new("UID", uid.to_string()),
+        ]
+    })
 }
 
 /// The code kube counts a failed call under: the answer's (client-go's StatusError),

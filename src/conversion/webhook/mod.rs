@@ -143,6 +143,20 @@ impl WebhookConverter {
         Ok(out)
     }
 
+    /// apiextensions' span of one review (`Call conversion webhook`); the call's
+    /// `traceparent` is this span's.
+    fn call_span(&self, desired: &str, count: usize, uid: &str) -> crate::telemetry::Span {
+        use crate::telemetry::KeyValue;
+        crate::telemetry::Span::start("Call conversion webhook", || {
+            vec![
+                KeyValue::new("custom-resource-definition", self.crd_name.to_string()),
+                KeyValue::new("desired-api-version", desired.to_string()),
+                KeyValue::new("object-count", i64::try_from(count).unwrap_or(i64::MAX)),
+                KeyValue::new("UID", uid.to_string()),
+            ]
+        })
+    }
+
     /// One review for the objects at `sent`: the converted objects, in that order.
     async fn exchange(
         &self,
@@ -168,11 +182,16 @@ impl WebhookConverter {
             _ => body.len(),
         };
         let failed = |cause: String| format!("conversion webhook for {gvk} failed: {cause}");
-        let answer = self
-            .transport
-            .call(&self.endpoint, body, call(returned_bytes))
+        let span = self.call_span(desired, sent.len(), &uid);
+        let answer = span
+            .scope(
+                self.transport
+                    .call(&self.endpoint, body, call(returned_bytes)),
+            )
             .await
             .map_err(|e| fail(Failure::Call, failed(e.cause())))?;
+        span.event("Request completed");
+        drop(span);
         let converted = response::decode(version, &uid, &answer).map_err(|e| match e {
             Refused::Undecodable(text) => fail(Failure::Call, failed(text)),
             Refused::Malformed(text) => fail(Failure::MalformedResponse, failed(text)),

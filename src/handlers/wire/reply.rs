@@ -155,6 +155,9 @@ impl Reply {
                 len,
                 warnings,
             } => {
+                // Served bytes, encoded already: kube's SerializeObject span all the same.
+                let span = serialize_span(Representation::Json);
+                written(&span, len);
                 let mut resp = Response::new(Body::from_stream(body));
                 set_content_type(&mut resp, Representation::Json.content_type());
                 resp.headers_mut()
@@ -216,6 +219,7 @@ fn object_response(
     representation: Representation,
     warnings: &[String],
 ) -> Response<Body> {
+    let span = serialize_span(representation);
     let bytes = match representation {
         Representation::Yaml => serde_saphyr::to_string(body).map(String::into_bytes).ok(),
         _ => {
@@ -229,11 +233,65 @@ fn object_response(
         let err = ApiError::Internal("failed to encode the response".into());
         return error_response(&err);
     };
+    written(&span, bytes.len());
     let mut resp = Response::new(Body::from(bytes));
     *resp.status_mut() = code;
     set_content_type(&mut resp, representation.content_type());
     add_warnings(&mut resp, warnings);
     resp
+}
+
+/// kube's `SerializeObject` span of a response body.
+fn serialize_span(representation: Representation) -> crate::telemetry::Span {
+    use crate::telemetry::KeyValue;
+    crate::telemetry::Span::start("SerializeObject", || {
+        use crate::telemetry::server::Facts;
+        let facts = Facts::current();
+        let fact = |read: fn(&Facts) -> String| facts.as_ref().map(read).unwrap_or_default();
+        vec![
+            KeyValue::new("audit-id", fact(|f| f.audit_id.clone())),
+            KeyValue::new("method", fact(|f| f.method.clone())),
+            KeyValue::new("url", fact(|f| f.url.clone())),
+            KeyValue::new("protocol", fact(|f| f.protocol.to_string())),
+            KeyValue::new("mediaType", representation.content_type()),
+            KeyValue::new(
+                "encoder",
+                encoder(representation, &fact(|f| f.group_version.clone())),
+            ),
+        ]
+    })
+}
+
+/// The serialization's events, as kube's deferred writer adds them (the body is handed
+/// to the connection whole).
+fn written(span: &crate::telemetry::Span, size: usize) {
+    use crate::telemetry::KeyValue;
+    let size = || {
+        vec![KeyValue::new(
+            "size",
+            i64::try_from(size).unwrap_or(i64::MAX),
+        )]
+    };
+    span.event_with("About to start writing response", || {
+        // Go's `%T` of the response writer kube writes to.
+        let writer = match crate::telemetry::server::Facts::current().map(|f| f.protocol) {
+            Some("HTTP/2.0") => "*http2.responseWriter",
+            _ => "*http.response",
+        };
+        let mut attributes = vec![KeyValue::new("writer", writer)];
+        attributes.extend(size());
+        attributes
+    });
+    span.event_with("Write call succeeded", size);
+}
+
+/// The encoder's identifier as kube's span names it (`runtime.Identifier` of its
+/// versioning JSON or YAML serializer for `group_version`).
+fn encoder(representation: Representation, group_version: &str) -> String {
+    let yaml = matches!(representation, Representation::Yaml);
+    let inner = format!(r#"{{"name":"json","pretty":"false","strict":"false","yaml":"{yaml}"}}"#);
+    serde_json::json!({"encodeGV": group_version, "encoder": inner, "name": "versioning"})
+        .to_string()
 }
 
 fn set_content_type(resp: &mut Response<Body>, content_type: &'static str) {
