@@ -54,6 +54,8 @@ impl handlers::Authorize for Authorizer {
 pub struct Peer<'a> {
     pub certs: &'a [rustls::pki_types::CertificateDer<'static>],
     pub address: std::net::IpAddr,
+    /// The connection's peer port.
+    pub port: u16,
     pub audit_id: &'a str,
     /// The request's HTTP version.
     pub version: http::Version,
@@ -270,6 +272,7 @@ fn server_request<'a>(
         received: received_at(started),
         body_size,
         peer: peer.address,
+        peer_port: peer.port,
         audit_id: peer.audit_id,
     }
 }

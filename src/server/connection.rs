@@ -65,7 +65,7 @@ pub async fn serve(tls: TlsStream<TcpStream>, peer: SocketAddr, shared: Shared) 
         async move {
             // Boxed: hyper moves each stream's future several times while it spawns its
             // task, and the pipeline's state machine is 8 KiB (this one is 312 bytes).
-            let resp = Box::pin(exchange::handle(chain, &certs, peer.ip(), req)).await;
+            let resp = Box::pin(exchange::handle(chain, &certs, peer, req)).await;
             Ok::<_, Infallible>(request.answered(resp))
         }
     });

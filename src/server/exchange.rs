@@ -20,7 +20,7 @@ use crate::request::body::MAX_BODY_BYTES;
 pub async fn handle(
     chain: Arc<Chain>,
     certs: &[CertificateDer<'static>],
-    peer: std::net::IpAddr,
+    peer: std::net::SocketAddr,
     req: Request<Incoming>,
 ) -> Response<Body> {
     // The deadline runs from the request head, as kube's timeout filter: the body is only
@@ -35,7 +35,8 @@ pub async fn handle(
     let audit_id = audit_id(&parts.headers);
     let peer = chain::Peer {
         certs,
-        address: peer,
+        address: peer.ip(),
+        port: peer.port(),
         audit_id: std::str::from_utf8(audit_id.as_bytes()).unwrap_or_default(),
         version: parts.version,
     };
@@ -51,10 +52,23 @@ pub async fn handle(
     .await;
     // The reply is encoded in the handler's span (kube's `SerializeObject` is its child).
     let mut resp = trace.in_scope(|| reply.into_response());
-    let size = hyper::body::Body::size_hint(resp.body()).exact();
+    // A streamed body of known length (served bytes) says it in its Content-Length.
+    let size = hyper::body::Body::size_hint(resp.body())
+        .exact()
+        .or_else(|| content_length(resp.headers()));
     trace.end(resp.status().as_u16(), size);
     resp.headers_mut().insert(AUDIT_ID, audit_id);
     super::head::answer(&method, resp)
+}
+
+/// The `Content-Length` a response was given, if any.
+fn content_length(headers: &http::HeaderMap) -> Option<u64> {
+    headers
+        .get(http::header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .parse()
+        .ok()
 }
 
 /// The `Audit-ID` header, as kube's `WithAuditInit` reads and sends it.

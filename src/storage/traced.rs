@@ -14,6 +14,15 @@ use async_trait::async_trait;
 use super::{KeyValue, RangeRequest, RangeResult, Result, Revision, Store, WatchStream};
 use crate::telemetry::{KeyValue as Attribute, Span};
 
+/// kube's `type` of a stored custom object (etcd3's `getTypeName`).
+const OBJECT_TYPE: &str = "*unstructured.Unstructured";
+
+tokio::task_local! {
+    /// The resource prefix (below `--etcd-prefix`) of the cache read in progress: kube's
+    /// cacher lists it, one key, for the current revision (that span's `key`).
+    static READING: String;
+}
+
 /// Which layer the spans are named after.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Layer {
@@ -50,15 +59,55 @@ impl Traced {
 
     /// kube's `audit-id` and `key` attributes.
     fn keyed(&self, key: &str) -> Vec<Attribute> {
-        let audit_id = crate::telemetry::server::Facts::current()
-            .map(|f| f.audit_id)
-            .unwrap_or_default();
+        vec![audit_id(), Attribute::new("key", self.shown(key))]
+    }
+
+    /// An etcd3 write's attributes: `audit-id`, `key`, `type`, `resource`, `group`.
+    fn written(&self, key: &str) -> Vec<Attribute> {
+        let shown = self.shown(key);
+        let (group, resource) = group_resource(&shown);
         vec![
-            Attribute::new("audit-id", audit_id),
-            Attribute::new("key", self.shown(key)),
+            audit_id(),
+            Attribute::new("key", shown.clone()),
+            Attribute::new("type", OBJECT_TYPE),
+            Attribute::new("resource", resource.to_string()),
+            Attribute::new("group", group.to_string()),
         ]
     }
 
+    /// Runs `read`, a cache read of `key`, with its resource prefix known to the
+    /// current-revision span below it.
+    async fn reading<F: std::future::Future>(&self, key: &str, read: F) -> F::Output {
+        let shown = self.shown(key);
+        let (group, resource) = group_resource(&shown);
+        READING.scope(format!("/{group}/{resource}"), read).await
+    }
+}
+
+/// The request's `audit-id` attribute (empty off a request).
+fn audit_id() -> Attribute {
+    let id = crate::telemetry::server::Facts::current()
+        .map(|f| f.audit_id)
+        .unwrap_or_default();
+    Attribute::new("audit-id", id)
+}
+
+/// The group and resource of a key below the prefix (`/<group>/<resource>/...`).
+fn group_resource(shown: &str) -> (&str, &str) {
+    let mut parts = shown.trim_start_matches('/').splitn(3, '/');
+    let group = parts.next().unwrap_or_default();
+    (group, parts.next().unwrap_or_default())
+}
+
+/// kube's `GroupResource.String()`: `<resource>.<group>`, or the resource of the core group.
+fn group_resource_text(shown: &str) -> String {
+    match group_resource(shown) {
+        ("", resource) => resource.to_string(),
+        (group, resource) => format!("{resource}.{group}"),
+    }
+}
+
+impl Traced {
     /// The cacher's `Get` span (`resource-version` as asked, empty for none).
     fn cacher_get(&self, key: &str, resource_version: String) -> Span {
         Span::start("cacher.Get", || {
@@ -94,7 +143,7 @@ impl Store for Traced {
         if self.layer == Layer::Cache {
             let span = self.cacher_get(key, String::new());
             span.event("About to Get from underlying storage");
-            return span.scope(self.inner.get(key)).await;
+            return span.scope(self.reading(key, self.inner.get(key))).await;
         }
         let span = self.key_span("Get etcd3", None, key);
         let got = span.scope(self.inner.get(key)).await;
@@ -112,7 +161,7 @@ impl Store for Traced {
             Layer::Backend => self.key_span("Get etcd3", None, key),
         };
         let got = span
-            .scope(self.inner.get_not_older_than(key, not_older_than))
+            .scope(self.reading(key, self.inner.get_not_older_than(key, not_older_than)))
             .await;
         if self.layer == Layer::Backend {
             outcome(&span, &got, "Get call succeeded", "Get call failed");
@@ -121,19 +170,33 @@ impl Store for Traced {
     }
 
     async fn range(&self, req: RangeRequest) -> Result<RangeResult> {
-        let name = match self.layer {
-            Layer::Backend => "List(recursive=true) etcd3",
-            Layer::Cache => "cacher.GetList",
+        let span = match self.layer {
+            Layer::Backend => Span::start("List(recursive=true) etcd3", || {
+                vec![
+                    audit_id(),
+                    Attribute::new("key", self.shown(&req.prefix)),
+                    Attribute::new("resourceVersion", req.revision.to_string()),
+                    Attribute::new("resourceVersionMatch", ""),
+                    Attribute::new("limit", i64::try_from(req.limit).unwrap_or(i64::MAX)),
+                    Attribute::new("continue", req.start_key.clone().unwrap_or_default()),
+                ]
+            }),
+            Layer::Cache => Span::start("cacher.GetList", || {
+                let shown = self.shown(&req.prefix);
+                vec![
+                    audit_id(),
+                    Attribute::new("type", group_resource_text(&shown)),
+                ]
+            }),
         };
-        let span = Span::start(name, || {
-            vec![
-                Attribute::new("key", self.shown(&req.prefix)),
-                Attribute::new("resourceVersion", req.revision.to_string()),
-                Attribute::new("limit", i64::try_from(req.limit).unwrap_or(i64::MAX)),
-                Attribute::new("continue", req.start_key.clone().unwrap_or_default()),
-            ]
-        });
-        let listed = span.scope(self.inner.range(req)).await;
+        let prefix = req.prefix.clone();
+        let listed = match self.layer {
+            Layer::Cache => {
+                span.scope(self.reading(&prefix, self.inner.range(req)))
+                    .await
+            }
+            Layer::Backend => span.scope(self.inner.range(req)).await,
+        };
         if let (Ok(result), Layer::Cache) = (&listed, self.layer) {
             span.event_with("Listed items from cache", || {
                 vec![Attribute::new(
@@ -146,14 +209,14 @@ impl Store for Traced {
     }
 
     async fn create(&self, key: &str, value: Vec<u8>) -> Result<Revision> {
-        let span = self.key_span("Create etcd3", None, key);
+        let span = self.write_span("Create etcd3", key);
         let created = span.scope(self.inner.create(key, value)).await;
         outcome(&span, &created, "Txn call succeeded", "Txn call failed");
         created
     }
 
     async fn update(&self, key: &str, value: Vec<u8>, expected: Revision) -> Result<Revision> {
-        let span = self.key_span("GuaranteedUpdate etcd3", None, key);
+        let span = self.write_span("GuaranteedUpdate etcd3", key);
         let updated = span.scope(self.inner.update(key, value, expected)).await;
         outcome(&span, &updated, "Txn call completed", "Txn call failed");
         updated
@@ -193,7 +256,17 @@ impl Store for Traced {
     async fn current_revision(&self) -> Result<Revision> {
         // kube's cacher reads etcd's current revision with a one-key list.
         let span = match self.layer {
-            Layer::Backend => Span::start("List(recursive=false) etcd3", Vec::new),
+            Layer::Backend => Span::start("List(recursive=false) etcd3", || {
+                let key = READING.try_with(String::clone).unwrap_or_default();
+                vec![
+                    audit_id(),
+                    Attribute::new("key", key),
+                    Attribute::new("resourceVersion", ""),
+                    Attribute::new("resourceVersionMatch", ""),
+                    Attribute::new("limit", 1_i64),
+                    Attribute::new("continue", ""),
+                ]
+            }),
             Layer::Cache => Span::none(),
         };
         span.scope(self.inner.current_revision()).await
@@ -213,6 +286,14 @@ impl Store for Traced {
 }
 
 impl Traced {
+    /// An etcd3 write's span (the cache's writes pass through untraced).
+    fn write_span(&self, name: &'static str, key: &str) -> Span {
+        match self.layer {
+            Layer::Backend => Span::start(name, || self.written(key)),
+            Layer::Cache => Span::none(),
+        }
+    }
+
     /// kube's `cacher.Watch` span: the watch's start, not its life.
     fn watch_span(&self, prefix: &str) -> Span {
         match self.layer {

@@ -71,6 +71,8 @@ pub struct ServerRequest<'a> {
     pub body_size: Option<u64>,
     /// The connection's peer.
     pub peer: std::net::IpAddr,
+    /// The connection's peer port (otelhttp's `network.peer.port`).
+    pub peer_port: u16,
     /// kube's audit ID of the request.
     pub audit_id: &'a str,
 }
@@ -307,6 +309,7 @@ fn attributes(request: &ServerRequest<'_>) -> Vec<KeyValue> {
         KeyValue::new("audit-id", request.audit_id.to_string()),
         KeyValue::new("client.address", request.peer.to_string()),
         KeyValue::new("network.peer.address", request.peer.to_string()),
+        KeyValue::new("network.peer.port", i64::from(request.peer_port)),
     ];
     let path = request.uri.split('?').next().unwrap_or_default();
     attributes.push(KeyValue::new("url.path", path.to_string()));
@@ -377,6 +380,7 @@ mod tests {
                 received: SystemTime::now(),
                 body_size: None,
                 peer: std::net::Ipv4Addr::LOCALHOST.into(),
+                peer_port: 40000,
                 audit_id: "",
             }
         }

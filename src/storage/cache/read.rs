@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use super::cacher::{Cacher, State};
 use crate::storage::{KeyValue, RangeRequest, RangeResult, Revision};
+use crate::telemetry::span::current_event;
 
 /// The key once the cache has applied `target`.
 pub(super) async fn get(
@@ -23,7 +24,8 @@ pub(super) async fn get(
     fresh(&state, target).then(|| state.objects.get(key).cloned())
 }
 
-/// The range once the cache has applied `target`, at the cache's revision.
+/// The range once the cache has applied `target`, at the cache's revision; kube's
+/// cacher's events on the current (`cacher.GetList`) span as it gets there.
 pub(super) async fn range_fresh(
     cacher: &Cacher,
     req: &RangeRequest,
@@ -34,7 +36,16 @@ pub(super) async fn range_fresh(
         return None;
     }
     let state = cacher.read();
-    fresh(&state, target).then(|| range(&state, req, state.revision))
+    if !state.ready {
+        return None;
+    }
+    current_event("Ready", Vec::new);
+    current_event("watchCache locked acquired", Vec::new);
+    if state.revision < target {
+        return None;
+    }
+    current_event("watchCache fresh enough", Vec::new);
+    Some(range(&state, req, state.revision))
 }
 
 /// The range at `req.revision` when the resource did not change between it and the
