@@ -40,7 +40,9 @@ pub async fn handle(
         audit_id: std::str::from_utf8(audit_id.as_bytes()).unwrap_or_default(),
         version: parts.version,
     };
-    let (reply, trace) = chain::serve(
+    // Boxed: the chain's future is deep (audit, tracing, admission, conversion), and
+    // inlined whole into this one its layout overflows rustc's query depth in release.
+    let (reply, trace) = Box::pin(chain::serve(
         &chain,
         parts.method,
         &path,
@@ -48,7 +50,7 @@ pub async fn handle(
         parts.headers,
         body,
         peer,
-    )
+    ))
     .await;
     // The reply is encoded in the handler's span (kube's `SerializeObject` is its child).
     let mut resp = trace.in_scope(|| reply.into_response());

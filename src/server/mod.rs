@@ -20,6 +20,7 @@ pub mod shutdown;
 pub mod slots;
 pub mod sni;
 pub mod stored;
+pub mod stores;
 pub mod streams;
 pub mod tls;
 

@@ -2,7 +2,6 @@
 //! that order, so that a bad definition fails before anything is opened.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
@@ -23,7 +22,7 @@ use crate::authz::Authorizer;
 use crate::authz::cel::CelBridge;
 use crate::config::ServeFlags;
 use crate::config::transport::Transport;
-use crate::config::validate::{Config, ConfigErrors, Serving, StoreChoice};
+use crate::config::validate::{Config, ConfigErrors, Serving};
 use crate::conversion::ConversionMetrics;
 use crate::conversion::declarative::DeclarativeMetrics;
 use crate::crd::catalog::Catalog;
@@ -34,18 +33,13 @@ use crate::metrics::Metrics;
 use crate::server::chain::Chain;
 use crate::server::definitions::{converters, load_catalog};
 use crate::server::serving::ServingFiles;
+use crate::server::stores::{compact_periodically, encrypting, open_store, traced, watch_cache};
 use crate::server::{accept, pki, shutdown, tls};
-use crate::storage::Store;
-use crate::storage::cache::{CacheMetrics, CachedStore};
-use crate::storage::embedded::EmbeddedStore;
+use crate::storage::cache::CacheMetrics;
 use crate::storage::encryption::metrics::TransformationMetrics;
-use crate::storage::encryption::reload::{Build, Reload};
 use crate::storage::encryption::reload_metrics::ReloadMetrics;
-use crate::storage::encryption::resources::{Encryption, Plan};
-use crate::storage::encryption::store::{EncryptingStore, Transformers};
-use crate::storage::etcd::EtcdStore;
 use crate::storage::key::KeyLayout;
-use crate::storage::traced::{Layer, Traced};
+use crate::storage::traced::Layer;
 use crate::telemetry::Tracer;
 use crate::webhook::{Settings as TransportSettings, Transport as WebhookTransport};
 
@@ -122,115 +116,6 @@ async fn authenticator(
         .await
         .map_err(|e| StartError::Delegation(e.to_string()))?;
     Ok((authenticator, authorizer))
-}
-
-/// The configured store: etcd, or the embedded store.
-async fn open_store(choice: &StoreChoice) -> Result<Arc<dyn Store>, StartError> {
-    let store: Arc<dyn Store> = match choice {
-        StoreChoice::Embedded { data_dir } => EmbeddedStore::open(data_dir)?,
-        StoreChoice::Etcd(config) => EtcdStore::connect(config.clone()).await?,
-    };
-    Ok(store)
-}
-
-/// `direct` with the resources `--encryption-provider-config` names encrypted at rest
-/// (kube's transformers, below the watch cache) and the others read with kube's identity
-/// check; `direct` itself without the flag. With `--encryption-provider-config-automatic-reload`
-/// the file is polled and a valid new configuration swapped in.
-async fn encrypting(
-    config: &Config,
-    catalog: &Arc<Catalog>,
-    keys: &KeyLayout,
-    direct: Arc<dyn Store>,
-    metrics: (TransformationMetrics, ReloadMetrics),
-) -> Result<(Arc<dyn Store>, bool), StartError> {
-    let Some(encryption) = &config.encryption else {
-        return Ok((direct, false));
-    };
-    let (transformation, reload_metrics) = metrics;
-    let plan = Plan::new(encryption).map_err(StartError::Encryption)?;
-    let made = plan
-        .connect(transformation.clone())
-        .await
-        .map_err(StartError::Encryption)?;
-    let build = per_resource(catalog.clone(), keys.clone());
-    let resources = build(&made);
-    let names: Vec<_> = resources.iter().map(|(prefix, _)| prefix.clone()).collect();
-    tracing::info!(resources = ?names, "encryption at rest");
-    reload_metrics.config_info(&encryption.content_hash);
-    let transformers = Transformers::new(resources);
-    let flags = &config.flags.encryption;
-    if let (true, Some(path)) = (
-        flags.encryption_provider_config_automatic_reload,
-        &flags.encryption_provider_config,
-    ) {
-        let reload = Reload {
-            path: path.clone(),
-            every: flags
-                .encryption_provider_config_automatic_reload_interval
-                .max(Duration::from_millis(100)),
-            transformers: transformers.clone(),
-            build,
-            transformation,
-            metrics: reload_metrics,
-        };
-        reload.spawn(encryption.content_hash.clone());
-    }
-    Ok((Arc::new(EncryptingStore::new(direct, transformers)), true))
-}
-
-/// Each served resource's storage prefix and the providers a configuration gives it.
-fn per_resource(catalog: Arc<Catalog>, keys: KeyLayout) -> Build {
-    Arc::new(move |made: &Encryption| {
-        catalog
-            .resources()
-            .iter()
-            .filter_map(|r| {
-                let providers = made.for_resource(&r.group, &r.plural)?;
-                Some((keys.resource_prefix(&r.group, &r.plural), providers))
-            })
-            .collect()
-    })
-}
-
-/// The watch cache over `direct` for every served resource (unless disabled); logs when
-/// it is filled, the moment `/readyz` can turn green.
-fn watch_cache(
-    catalog: &Catalog,
-    flags: &ServeFlags,
-    direct: Arc<dyn Store>,
-    metrics: CacheMetrics,
-) -> (Arc<dyn Store>, Option<Arc<CachedStore>>) {
-    if flags.watch_cache_size == 0 {
-        return (direct, None);
-    }
-    let keys = KeyLayout::new(&flags.etcd_prefix);
-    let mut prefixes: Vec<_> = catalog
-        .resources()
-        .iter()
-        .map(|r| {
-            let prefix = keys.resource_prefix(&r.group, &r.plural);
-            let labels = crate::metrics::GroupResource {
-                group: r.labels.group.clone(),
-                resource: r.labels.plural.clone(),
-            };
-            (prefix, labels)
-        })
-        .collect();
-    prefixes.dedup();
-    let cache = CachedStore::start(direct, prefixes, flags.watch_cache_size, metrics);
-    let filling = cache.clone();
-    tokio::spawn(async move {
-        let started = std::time::Instant::now();
-        filling.wait_ready(Duration::MAX).await;
-        tracing::info!(
-            elapsed_ms = started.elapsed().as_millis() as u64,
-            since_process_start_ms = crate::server::process_uptime().as_millis() as u64,
-            objects = filling.object_count(),
-            "watch cache filled: ready"
-        );
-    });
-    (cache.clone(), Some(cache))
 }
 
 /// kube's admission chain in `RecommendedPluginOrder` (of its plugins, those that act on
@@ -480,14 +365,6 @@ fn tracer(config: &Config) -> Result<Tracer, StartError> {
     Ok(tracer)
 }
 
-/// `store` with spans of `layer`'s names when tracing.
-fn traced(store: Arc<dyn Store>, layer: Layer, tracer: &Tracer, prefix: &str) -> Arc<dyn Store> {
-    match tracer.is_exporting() {
-        true => Traced::wrap(store, layer, prefix),
-        false => store,
-    }
-}
-
 /// Raises the soft open-files limit to the hard one (as Go does since 1.19): the
 /// default soft limit of 1024 would cap connections long before their own limit.
 fn raise_open_files_limit(max_connections: u32) {
@@ -517,21 +394,5 @@ fn raise_open_files_limit(max_connections: u32) {
             wanted,
             "open-files limit is below what the connection limits need; accepts may fail"
         );
-    }
-}
-
-/// kube's compaction schedule: every interval, compact to the revision seen one interval
-/// earlier, so watchers always have at least one interval of history to resume from.
-async fn compact_periodically(store: Arc<dyn Store>, every: Duration) {
-    let mut previous: Option<i64> = None;
-    let mut ticker = tokio::time::interval(every);
-    loop {
-        ticker.tick().await;
-        if let Some(rev) = previous.filter(|r| *r > 0)
-            && let Err(e) = store.compact(rev).await
-        {
-            tracing::debug!(revision = rev, error = %e, "compaction skipped");
-        }
-        previous = store.current_revision().await.ok();
     }
 }
