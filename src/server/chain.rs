@@ -1,7 +1,9 @@
 //! The filter chain, as kube's `DefaultBuildHandlerChain` orders it, read top to bottom:
 //! request info (with the query, decoded once) → request deadline → authentication →
-//! impersonation → max-in-flight → authorization → body → the handlers' dispatch → one
-//! error conversion. Handlers receive an authorized [`Call`] and never see this module.
+//! audit (the policy's level, the RequestReceived event) → impersonation → max-in-flight →
+//! authorization → body → the handlers' dispatch → one error conversion, the whole traced
+//! when tracing is configured. Handlers receive an authorized [`Call`] and never see this
+//! module.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,7 +12,6 @@ use bytes::Bytes;
 use http::{HeaderMap, Method};
 use tracing::Instrument;
 
-use crate::audit::request::RequestMeta;
 use crate::audit::{self, Auditor, Stage};
 use crate::authn::Authenticator;
 use crate::authz::Authorizer;
@@ -22,7 +23,7 @@ use crate::request::info::{self, RequestInfo, Verb};
 use crate::request::query::Query;
 use crate::request::user::UserInfo;
 use crate::server::audited;
-use crate::telemetry::server::{PRIVILEGED_GROUPS, Route, ServerRequest};
+use crate::server::observed::{audit_meta, received_at, server_request};
 use crate::telemetry::{RequestTrace, Tracer};
 
 /// What the chain's stages hold, and the handlers' state it dispatches to.
@@ -229,80 +230,6 @@ async fn stages(
     (reply, trace)
 }
 
-/// The wall-clock time of `started` (the server span's start).
-fn received_at(started: std::time::Instant) -> std::time::SystemTime {
-    let now = std::time::SystemTime::now();
-    now.checked_sub(started.elapsed()).unwrap_or(now)
-}
-
-/// What the request's server span is made of (see `telemetry::server`).
-fn server_request<'a>(
-    info: &'a RequestInfo,
-    method: &'a Method,
-    uri: &'a str,
-    headers: &'a HeaderMap,
-    user: &UserInfo,
-    peer: &Peer<'a>,
-    started: std::time::Instant,
-) -> ServerRequest<'a> {
-    let route = info.is_resource_request.then(|| Route {
-        api_prefix: &info.api_prefix,
-        api_group: &info.api_group,
-        api_version: &info.api_version,
-        namespaced: !info.namespace.is_empty(),
-        resource: &info.resource,
-        named: !info.name.is_empty(),
-        subresource: info.subresource.as_str(),
-    });
-    let privileged = user
-        .groups
-        .iter()
-        .any(|g| PRIVILEGED_GROUPS.contains(&g.as_str()));
-    let body_size = headers
-        .get(http::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse().ok());
-    ServerRequest {
-        method: method.as_str(),
-        uri,
-        route,
-        version: peer.version,
-        headers,
-        privileged,
-        received: received_at(started),
-        body_size,
-        peer: peer.address,
-        peer_port: peer.port,
-        audit_id: peer.audit_id,
-    }
-}
-
-/// What the audit event records of the request before it is served (kube's
-/// `LogRequestMetadata`).
-fn audit_meta<'a>(
-    peer: &Peer<'a>,
-    uri: &'a str,
-    info: &'a RequestInfo,
-    headers: &'a HeaderMap,
-    started: std::time::Instant,
-) -> RequestMeta<'a> {
-    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    let received = jiff::Timestamp::now() - started.elapsed();
-    RequestMeta {
-        audit_id: peer.audit_id,
-        uri,
-        info,
-        user: None,
-        source_ips: audit::request::source_ips(
-            header("x-forwarded-for"),
-            header("x-real-ip"),
-            peer.address,
-        ),
-        user_agent: header("user-agent").unwrap_or_default(),
-        received,
-    }
-}
-
 /// kube's `WithRequestDeadline`: the request's `timeout` when it is positive and below
 /// `--request-timeout`, else `--request-timeout`, from when the request arrived.
 fn request_deadline(
@@ -447,53 +374,5 @@ fn page_not_found(reply: Reply) -> Reply {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn page_not_found_answers_text_for_unrouted_paths_only() {
-        use http_body_util::BodyExt;
-        let resp = match page_not_found(Reply::Error(ApiError::PathNotFound)) {
-            Reply::Raw(resp) => resp,
-            _ => panic!("not a page"),
-        };
-        assert_eq!(resp.status(), http::StatusCode::NOT_FOUND);
-        let headers = resp.headers();
-        assert_eq!(
-            headers[http::header::CONTENT_TYPE],
-            "text/plain; charset=utf-8"
-        );
-        assert_eq!(headers[http::header::X_CONTENT_TYPE_OPTIONS], "nosniff");
-        let body = resp.into_body().collect().await.unwrap().to_bytes();
-        assert_eq!(body, "404 page not found\n");
-        let object = ApiError::NotFound {
-            resource: crate::error::GroupResource::new("g", "rs"),
-            name: "a".into(),
-        };
-        assert!(matches!(
-            page_not_found(Reply::Error(object)),
-            Reply::Error(ApiError::NotFound { .. })
-        ));
-    }
-
-    #[test]
-    fn request_deadline_timeout_capped_by_request_timeout() {
-        let started = std::time::Instant::now();
-        let max = std::time::Duration::from_secs(60);
-        let secs = std::time::Duration::from_secs;
-        let cases = [
-            (None, secs(60)),
-            (Some(secs(5)), secs(5)),
-            (Some(secs(0)), secs(60)),
-            (Some(secs(60)), secs(60)),
-            (Some(secs(3600)), secs(60)),
-        ];
-        for (asked, want) in cases {
-            assert_eq!(
-                request_deadline(started, asked, max),
-                started + want,
-                "{asked:?}"
-            );
-        }
-    }
-}
+#[path = "chain_tests.rs"]
+mod tests;

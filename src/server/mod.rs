@@ -13,6 +13,7 @@ pub mod definitions;
 pub mod dev;
 pub mod exchange;
 pub mod head;
+pub mod observed;
 pub mod pki;
 pub mod run;
 pub mod serving;
