@@ -2,10 +2,11 @@
 //! or legacy text, to standard out (`-`) or to a file (created 0600 in a 0700 directory,
 //! as kube's `ensureLogFile` creates it; rotated by [`rotate`] unless `maxsize` is 0).
 //!
-//! Lines are written by a thread of their own: a request's task encodes its events and
-//! hands them over through a bounded queue, then waits until they are written (the
-//! thread writes everything queued at once, one write per round), so the async runtime
-//! never blocks on the disk and nothing handed over is lost.
+//! As kube's backend writes in the request's goroutine under lumberjack's mutex, a
+//! request's task encodes its events outside any lock, then writes and flushes them under
+//! the sink's mutex: one `write` of a page-cache file per event batch, nothing handed to
+//! another thread, nothing lost. Compressing and removing old backups runs on the mill's
+//! own thread ([`mill`]).
 
 pub mod mill;
 pub mod rotate;
@@ -14,10 +15,9 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Stdout, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use futures::future::BoxFuture;
-use tokio::sync::{mpsc, oneshot};
 
 use super::format::{json_line, legacy_line};
 use super::metrics::AuditMetrics;
@@ -27,10 +27,6 @@ use rotate::{Clock, Rotating};
 
 /// kube's `PluginName`, the `plugin` label of its errors.
 pub const PLUGIN: &str = "log";
-/// Requests' batches queued for the writer before a request waits for room.
-const QUEUE: usize = 1024;
-/// Batches the writer takes at once before writing them out.
-const ROUND: usize = 256;
 
 /// Where the lines go.
 enum Sink {
@@ -100,29 +96,16 @@ fn ensure_log_file(path: &Path) -> Result<(), String> {
         .map_err(|e| format!("open {}: {e}", path.display()))
 }
 
-/// One event's line, with the event to report if it cannot be written.
-struct Line {
-    bytes: Vec<u8>,
-    event: Arc<Event>,
-}
-
-enum Message {
-    Lines {
-        lines: Vec<Line>,
-        written: oneshot::Sender<bool>,
-    },
-    Close(oneshot::Sender<()>),
-}
-
-/// The log backend: encodes in the caller's task, writes on its own thread.
+/// The log backend: encodes in the caller's task, writes under the sink's lock.
 pub struct LogBackend {
     format: Format,
-    queue: mpsc::Sender<Message>,
+    /// `None` once shut down.
+    sink: Mutex<Option<Sink>>,
     metrics: AuditMetrics,
 }
 
 impl LogBackend {
-    /// Opens `target` and starts the writer thread.
+    /// Opens `target`.
     pub fn start(
         target: &LogTarget,
         format: Format,
@@ -130,115 +113,66 @@ impl LogBackend {
         clock: Clock,
     ) -> Result<LogBackend, String> {
         let sink = Sink::open(target, clock)?;
-        let (queue, received) = mpsc::channel(QUEUE);
-        let writer_metrics = metrics.clone();
-        std::thread::Builder::new()
-            .name("audit-log".into())
-            .spawn(move || write_loop(sink, received, &writer_metrics))
-            .map_err(|e| format!("starting the audit log writer: {e}"))?;
         Ok(LogBackend {
             format,
-            queue,
+            sink: Mutex::new(Some(sink)),
             metrics,
         })
     }
 
-    fn encode(&self, event: &Arc<Event>) -> Line {
-        let bytes = match self.format {
+    fn encode(&self, event: &Event) -> Vec<u8> {
+        match self.format {
             Format::Json => json_line(event),
             Format::Legacy => (legacy_line(event) + "\n").into_bytes(),
-        };
-        Line {
-            bytes,
-            event: event.clone(),
         }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Option<Sink>> {
+        self.sink.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Writes and flushes `lines`; false (each failure counted) when one is not written.
+    fn write(&self, lines: &[Vec<u8>], events: &[Arc<Event>]) -> bool {
+        let mut guard = self.lock();
+        let Some(sink) = guard.as_mut() else {
+            self.metrics
+                .plugin_error(PLUGIN, "the audit log is closed", events);
+            return false;
+        };
+        let mut written = Vec::with_capacity(events.len());
+        let mut ok = true;
+        for (line, event) in lines.iter().zip(events) {
+            match sink.write_line(line) {
+                Ok(()) => written.push(event.clone()),
+                Err(e) => {
+                    self.metrics
+                        .plugin_error(PLUGIN, &e.to_string(), std::slice::from_ref(event));
+                    ok = false;
+                }
+            }
+        }
+        if let Err(e) = sink.flush() {
+            self.metrics.plugin_error(PLUGIN, &e.to_string(), &written);
+            return false;
+        }
+        ok
     }
 }
 
 impl Backend for LogBackend {
     fn process_events<'a>(&'a self, events: &'a [Arc<Event>]) -> BoxFuture<'a, bool> {
-        Box::pin(async move {
-            if events.is_empty() {
-                return true;
-            }
-            let lines = events.iter().map(|event| self.encode(event)).collect();
-            let (written, answer) = oneshot::channel();
-            let message = Message::Lines { lines, written };
-            if self.queue.send(message).await.is_err() {
-                self.metrics
-                    .plugin_error(PLUGIN, "the audit log is closed", events);
-                return false;
-            }
-            match answer.await {
-                Ok(written) => written,
-                Err(_) => {
-                    // Queued as the writer closed: never written.
-                    self.metrics
-                        .plugin_error(PLUGIN, "the audit log is closed", events);
-                    false
-                }
-            }
-        })
+        let lines: Vec<Vec<u8>> = events.iter().map(|event| self.encode(event)).collect();
+        let written = events.is_empty() || self.write(&lines, events);
+        Box::pin(std::future::ready(written))
     }
 
     fn shutdown(&self) -> BoxFuture<'_, ()> {
-        Box::pin(async move {
-            let (closed, answer) = oneshot::channel();
-            if self.queue.send(Message::Close(closed)).await.is_ok() {
-                let _ = answer.await;
-            }
-        })
-    }
-}
-
-/// The writer thread: takes what is queued, writes it, answers each batch.
-fn write_loop(mut sink: Sink, mut queue: mpsc::Receiver<Message>, metrics: &AuditMetrics) {
-    while let Some(first) = queue.blocking_recv() {
-        let mut round = vec![first];
-        while round.len() < ROUND {
-            match queue.try_recv() {
-                Ok(message) => round.push(message),
-                Err(_) => break,
-            }
+        if let Some(sink) = self.lock().take()
+            && let Err(e) = sink.close()
+        {
+            tracing::error!(error = %e, "closing the audit log");
         }
-        let mut answers = Vec::with_capacity(round.len());
-        let mut written = Vec::new();
-        let mut close = None;
-        for message in round {
-            match message {
-                Message::Lines {
-                    lines,
-                    written: answer,
-                } => {
-                    let mut ok = true;
-                    for line in lines {
-                        match sink.write_line(&line.bytes) {
-                            Ok(()) => written.push(line.event),
-                            Err(e) => {
-                                metrics.plugin_error(PLUGIN, &e.to_string(), &[line.event]);
-                                ok = false;
-                            }
-                        }
-                    }
-                    answers.push((answer, ok));
-                }
-                Message::Close(closed) => close = Some(closed),
-            }
-        }
-        let flushed = sink.flush();
-        if let Err(e) = &flushed {
-            metrics.plugin_error(PLUGIN, &e.to_string(), &written);
-        }
-        for (answer, ok) in answers {
-            let _ = answer.send(ok && flushed.is_ok());
-        }
-        if let Some(closed) = close {
-            if let Err(e) = sink.close() {
-                tracing::error!(error = %e, "closing the audit log");
-            }
-            let _ = closed.send(());
-            return;
-        }
+        Box::pin(std::future::ready(()))
     }
 }
 
