@@ -13,6 +13,10 @@
 //!   start-up wiring, shutdown, dev PKI.
 //! - [`migrate`]: the `migrate` command, a client of a running server that rewrites
 //!   objects at their storage version (kube's StorageVersionMigration request).
+//! - [`offload`]: offload mode, the host cluster's selected CRDs taken over (fenced,
+//!   copied with their uids, APIServices switched to us) and given back.
+//! - [`register`]: self-registration: our APIServices kept in the host cluster, our own
+//!   serving CA in a Secret, `crd-apiserver unregister`.
 //! - [`authn`]: who is asking (front proxy, x509 client certificates, TokenReview).
 //! - [`authz`]: may they (always-allow paths and groups, then SubjectAccessReview), and
 //!   impersonation, which is checked with the authorizer.
@@ -84,6 +88,8 @@ pub mod inflight;
 pub mod meta;
 pub mod metrics;
 pub mod migrate;
+pub mod offload;
+pub mod register;
 pub mod request;
 pub mod schema;
 pub mod selector;

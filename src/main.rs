@@ -32,6 +32,11 @@ async fn main() {
             }
             return;
         }
+        // Filled in by the registration and offload work (issue 34).
+        Some(Command::Unregister(_) | Command::Offload(_)) => {
+            eprintln!("crd-apiserver: not built yet");
+            std::process::exit(2);
+        }
         Some(Command::Dev(flags)) => match dev::prepare(*flags) {
             Ok((flags, pki)) => (flags, Some(pki)),
             Err(e) => {

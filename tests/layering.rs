@@ -28,6 +28,14 @@ const ORDER: &[(&str, &str)] = &[
         "migrate",
         "the `migrate` command: a client of a running server rewriting objects at their storage version",
     ),
+    (
+        "offload",
+        "offload mode: the host's selected CRDs taken over (fence, copy, switch) and given back",
+    ),
+    (
+        "register",
+        "self-registration: our APIServices, our serving CA Secret, unregister",
+    ),
     ("authn", "who is asking (front proxy, x509, TokenReview)"),
     (
         "authz",

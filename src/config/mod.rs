@@ -7,6 +7,8 @@ pub mod auth;
 pub mod ciphers;
 pub mod encryption;
 pub mod migrate;
+pub mod offload;
+pub mod register;
 pub mod tracing;
 pub mod transport;
 pub mod validate;
@@ -38,6 +40,11 @@ pub enum Command {
     /// Rewrites every object of the given resources at its storage version, through a
     /// running server (kube's StorageVersionMigration request per object).
     Migrate(migrate::MigrateFlags),
+    /// Deletes the APIServices this server registered (for uninstall hooks).
+    Unregister(register::UnregisterFlags),
+    /// Offload mode: `status` shows each taken-over resource's phase; `--undo <crd>`
+    /// moves one back to the host cluster.
+    Offload(offload::OffloadCommand),
 }
 
 /// How log lines are written to stderr.
@@ -135,6 +142,10 @@ pub struct ServeFlags {
     pub encryption: encryption::EncryptionFlags,
     #[command(flatten)]
     pub tracing: tracing::TracingFlags,
+    #[command(flatten)]
+    pub register: register::RegisterFlags,
+    #[command(flatten)]
+    pub offload: offload::OffloadFlags,
     /// Log format.
     #[arg(long = "log-format", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,

@@ -5,6 +5,7 @@ pub mod catalog;
 pub mod check;
 pub mod conversion;
 pub mod labels;
+pub mod live;
 pub mod load;
 pub mod openapi;
 pub mod priority;
