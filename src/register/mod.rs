@@ -2,6 +2,8 @@
 //! (`--register-apiservices`), our own serving CA in a Secret (`--serving-ca-secret`),
 //! and `crd-apiserver unregister`.
 
+pub mod desired;
+
 /// The label on every APIService we own (its value: the Service `<namespace>.<name>`);
 /// APIServices without it are never touched, except a take-over's switch in offload mode.
 pub const OWNER_LABEL: &str = "crd-apiserver.io/service";
