@@ -12,6 +12,7 @@
 //!   against the host cluster and our own store; each is idempotent, so a crash between
 //!   a step and its record is resumed by doing the step again.
 
+pub mod machine;
 pub mod record;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;

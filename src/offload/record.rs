@@ -51,4 +51,9 @@ pub struct Record {
     /// Why a move failed or is refused.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
+    /// On a `Failed` take-over refused by a step: the CRD's `metadata.generation` then; the
+    /// take-over is retried once the definition changes. Unset on a take-over rolled back
+    /// because it was unselected or undone: retried as soon as it is wanted again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation: Option<i64>,
 }
