@@ -32,8 +32,20 @@ async fn main() {
             }
             return;
         }
-        // Filled in by the registration and offload work (issue 34).
-        Some(Command::Unregister(_) | Command::Offload(_)) => {
+        Some(Command::Offload(command)) => {
+            init_logging(LogFormat::Text);
+            crd_apiserver::server::tls::install_crypto_provider();
+            match crd_apiserver::offload::cli::run(command).await {
+                Ok(out) => print!("{out}"),
+                Err(e) => {
+                    eprintln!("crd-apiserver offload: {e}");
+                    std::process::exit(e.exit_code());
+                }
+            }
+            return;
+        }
+        // Filled in by the registration work (issue 34).
+        Some(Command::Unregister(_)) => {
             eprintln!("crd-apiserver: not built yet");
             std::process::exit(2);
         }

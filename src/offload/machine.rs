@@ -270,6 +270,31 @@ fn failed(crds: &[CrdState], want: &Want) -> Decision {
     }
 }
 
+/// What to do when a step of [`decide`]'s answer was refused: a take-over not yet
+/// `Offloaded` rolls back (pinned to the definitions' generations); anything else stays
+/// as it is, with a Warning.
+pub fn refused(crds: &[CrdState], message: String) -> Decision {
+    match state(crds, &want(crds)) {
+        Some(State::Moving(Direction::TakeOver, phase)) if phase < Phase::Offloaded => {
+            roll_back(phase, message, true)
+        }
+        _ => Decision::Refuse(message),
+    }
+}
+
+/// Whether the unit's records say it is served here (from `Serving` to `Offloaded`, and
+/// during a give-back until `Returned`): what a replica that is not the leader follows.
+pub fn serves(crds: &[CrdState]) -> bool {
+    let recorded: Vec<CrdState> = crds.iter().filter(|c| c.record.is_some()).cloned().collect();
+    match state(&recorded, &want(crds)) {
+        Some(State::Moving(direction, phase)) => {
+            (rank(Direction::TakeOver, Phase::Serving)..=rank(Direction::GiveBack, Phase::Synced))
+                .contains(&rank(direction, phase))
+        }
+        _ => false,
+    }
+}
+
 /// Undoes a take-over recorded at `from`: each step up to the one after `from` may have
 /// been done (a crash before its record), so each is undone; then `Failed`.
 pub fn roll_back(from: Phase, message: String, pin: bool) -> Decision {

@@ -12,7 +12,14 @@
 //!   against the host cluster and our own store; each is idempotent, so a crash between
 //!   a step and its record is resumed by doing the step again.
 
+pub mod cli;
+pub mod controller;
+pub mod driver;
+pub mod events;
+pub mod host;
+pub mod lease;
 pub mod machine;
+pub mod metrics;
 pub mod record;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;

@@ -57,3 +57,61 @@ pub struct Record {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generation: Option<i64>,
 }
+
+impl Phase {
+    /// All phases, in order (the phase gauge sets each).
+    pub const ALL: [Phase; 11] = [
+        Phase::Pending,
+        Phase::Fenced,
+        Phase::Copied,
+        Phase::Serving,
+        Phase::Switched,
+        Phase::Available,
+        Phase::Offloaded,
+        Phase::SwitchedBack,
+        Phase::Synced,
+        Phase::Returned,
+        Phase::Failed,
+    ];
+
+    /// Its name, as recorded and as the metrics' `phase` label.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Pending => "Pending",
+            Phase::Fenced => "Fenced",
+            Phase::Copied => "Copied",
+            Phase::Serving => "Serving",
+            Phase::Switched => "Switched",
+            Phase::Available => "Available",
+            Phase::Offloaded => "Offloaded",
+            Phase::SwitchedBack => "SwitchedBack",
+            Phase::Synced => "Synced",
+            Phase::Returned => "Returned",
+            Phase::Failed => "Failed",
+        }
+    }
+}
+
+impl Direction {
+    /// Its name, as recorded and as events' `action`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::TakeOver => "TakeOver",
+            Direction::GiveBack => "GiveBack",
+        }
+    }
+}
+
+impl Record {
+    /// The record on `annotations`, if any and readable.
+    pub fn read(annotations: Option<&std::collections::BTreeMap<String, String>>) -> Option<Record> {
+        let text = annotations?.get(ANNOTATION)?;
+        match serde_json::from_str(text) {
+            Ok(record) => Some(record),
+            Err(e) => {
+                tracing::warn!(error = %e, "unreadable {ANNOTATION} annotation; ignored");
+                None
+            }
+        }
+    }
+}
