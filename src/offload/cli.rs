@@ -77,7 +77,15 @@ async fn undo(crds: &Api<CustomResourceDefinition>, name: &str) -> Result<String
     ))
 }
 
-const HEADERS: [&str; 7] = ["NAME", "GROUP", "DIRECTION", "PHASE", "SINCE", "OBJECTS", "MESSAGE"];
+const HEADERS: [&str; 7] = [
+    "NAME",
+    "GROUP",
+    "DIRECTION",
+    "PHASE",
+    "SINCE",
+    "OBJECTS",
+    "MESSAGE",
+];
 
 /// kubectl's table: one row per CRD with a record, sorted by name, columns padded and
 /// three spaces apart; `No resources found.` when none has one.
@@ -137,7 +145,8 @@ mod tests {
         let mut crd = CustomResourceDefinition {
             metadata: ObjectMeta {
                 name: Some(name.to_string()),
-                annotations: record.map(|r| BTreeMap::from([(ANNOTATION.to_string(), r.to_string())])),
+                annotations: record
+                    .map(|r| BTreeMap::from([(ANNOTATION.to_string(), r.to_string())])),
                 ..ObjectMeta::default()
             },
             ..CustomResourceDefinition::default()
@@ -151,7 +160,10 @@ mod tests {
         let offloaded = r#"{"direction":"TakeOver","phase":"Offloaded","since":"2026-12-07T17:00:00Z","objects":12}"#;
         let failed = r#"{"direction":"TakeOver","phase":"Failed","since":"2026-12-07T17:01:00Z","message":"uid clash"}"#;
         let cases: Vec<(Vec<CustomResourceDefinition>, &str)> = vec![
-            (vec![crd("plain.example.com", "example.com", None)], "No resources found.\n"),
+            (
+                vec![crd("plain.example.com", "example.com", None)],
+                "No resources found.\n",
+            ),
             (
                 vec![
                     crd("widgets.b.example.com", "b.example.com", Some(failed)),

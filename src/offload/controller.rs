@@ -10,12 +10,12 @@ use std::time::Duration;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use tokio::sync::{Notify, mpsc, watch};
 
+use super::Steps;
 use super::driver::{Driver, Outcome};
 use super::events::Notice;
 use super::host::Host;
 use super::metrics::OffloadMetrics;
 use super::record::Record;
-use super::Steps;
 use crate::cluster::informer::Sink;
 use crate::selector::label::LabelSelector;
 
@@ -41,7 +41,10 @@ fn group(crd: &CustomResourceDefinition) -> String {
 /// are; else the newcomer wins).
 fn newer(new: &CustomResourceDefinition, old: &CustomResourceDefinition) -> bool {
     let version = |c: &CustomResourceDefinition| {
-        c.metadata.resource_version.as_deref().and_then(|v| v.parse::<u64>().ok())
+        c.metadata
+            .resource_version
+            .as_deref()
+            .and_then(|v| v.parse::<u64>().ok())
     };
     match (version(new), version(old)) {
         (Some(n), Some(o)) => n >= o,
@@ -65,7 +68,11 @@ impl Store {
 
     /// The CRDs of `group`, sorted by name.
     pub fn group(&self, group: &str) -> Vec<CustomResourceDefinition> {
-        self.lock().values().filter(|c| c.spec.group == group).cloned().collect()
+        self.lock()
+            .values()
+            .filter(|c| c.spec.group == group)
+            .cloned()
+            .collect()
     }
 
     fn changed(&self, group: String) {

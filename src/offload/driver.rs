@@ -70,7 +70,9 @@ impl Driver {
 
     /// Whether definitions deleted at the host are still served (kept for their objects).
     pub fn keeps_deleted(&self, crds: &[CustomResourceDefinition]) -> bool {
-        self.served.keys().any(|name| !crds.iter().any(|c| c.metadata.name.as_ref() == Some(name)))
+        self.served
+            .keys()
+            .any(|name| !crds.iter().any(|c| c.metadata.name.as_ref() == Some(name)))
     }
 
     fn view(&self, crds: &[CustomResourceDefinition]) -> Vec<CrdState> {
@@ -177,7 +179,12 @@ impl Driver {
     }
 
     /// A refused step: roll back, or say so and stay.
-    async fn refused(&mut self, crds: &[CustomResourceDefinition], view: &[CrdState], message: String) -> Outcome {
+    async fn refused(
+        &mut self,
+        crds: &[CustomResourceDefinition],
+        view: &[CrdState],
+        message: String,
+    ) -> Outcome {
         tracing::warn!(group = %self.group, "offload step refused: {message}");
         match machine::refused(view, message) {
             Decision::Act { steps, then } => Box::pin(self.act(crds, view, steps, then)).await,
@@ -210,7 +217,8 @@ impl Driver {
             Step::StopServing => {
                 steps.stop_serving(unit).await?;
                 for crd in &unit.crds {
-                    self.served.remove(crd.metadata.name.as_deref().unwrap_or_default());
+                    self.served
+                        .remove(crd.metadata.name.as_deref().unwrap_or_default());
                 }
                 Ok(())
             }
@@ -229,8 +237,15 @@ impl Driver {
     }
 
     /// Writes what `then` says on every CRD, one by one, with an event each.
-    async fn record(&mut self, crds: &[CustomResourceDefinition], then: &Then, objects: usize) -> Result<(), String> {
-        let since = jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+    async fn record(
+        &mut self,
+        crds: &[CustomResourceDefinition],
+        then: &Then,
+        objects: usize,
+    ) -> Result<(), String> {
+        let since = jiff::Timestamp::now()
+            .strftime("%Y-%m-%dT%H:%M:%SZ")
+            .to_string();
         let (direction, phase, message, pin) = match then {
             Then::Nothing => return Ok(()),
             Then::Clear => {
@@ -240,7 +255,9 @@ impl Driver {
                 return Ok(());
             }
             Then::Phase(direction, phase) => (*direction, *phase, String::new(), false),
-            Then::Failed { message, pin } => (Direction::TakeOver, Phase::Failed, message.clone(), *pin),
+            Then::Failed { message, pin } => {
+                (Direction::TakeOver, Phase::Failed, message.clone(), *pin)
+            }
         };
         for crd in crds {
             let record = Record {
@@ -253,7 +270,9 @@ impl Driver {
             };
             let written = self.host.write_record(crd, Some(&record)).await?;
             let note = note(&self.group, direction, phase, objects, &message);
-            self.host.emit(Notice::reached(&written, direction, phase, note)).await;
+            self.host
+                .emit(Notice::reached(&written, direction, phase, note))
+                .await;
         }
         self.metrics.reached(&self.group, phase);
         Ok(())
@@ -267,7 +286,9 @@ impl Driver {
         };
         let step = match (machine::serves(view), view.iter().all(|c| c.served)) {
             (true, false) => Step::Serve,
-            (false, _) if view.iter().any(|c| self.served.contains_key(&c.name)) => Step::StopServing,
+            (false, _) if view.iter().any(|c| self.served.contains_key(&c.name)) => {
+                Step::StopServing
+            }
             _ => return Outcome::Idle,
         };
         match self.run(&unit, step).await {
@@ -319,12 +340,26 @@ impl Driver {
 /// An event's note for `phase` reached.
 fn note(group: &str, direction: Direction, phase: Phase, objects: usize, message: &str) -> String {
     match (direction, phase) {
-        (_, Phase::Failed) => format!("take-over of API group {group:?} failed and was rolled back: {message}"),
-        (Direction::TakeOver, Phase::Copied) => format!("API group {group:?}: {objects} objects copied from the host"),
-        (Direction::GiveBack, Phase::Synced) => format!("API group {group:?}: {objects} objects written back to the host"),
-        (Direction::TakeOver, Phase::Offloaded) => format!("API group {group:?} is served by crd-apiserver"),
-        (Direction::GiveBack, Phase::Returned) => format!("API group {group:?} is served by the host again"),
-        (direction, phase) => format!("API group {group:?}: {} reached {}", direction.as_str(), phase.as_str()),
+        (_, Phase::Failed) => {
+            format!("take-over of API group {group:?} failed and was rolled back: {message}")
+        }
+        (Direction::TakeOver, Phase::Copied) => {
+            format!("API group {group:?}: {objects} objects copied from the host")
+        }
+        (Direction::GiveBack, Phase::Synced) => {
+            format!("API group {group:?}: {objects} objects written back to the host")
+        }
+        (Direction::TakeOver, Phase::Offloaded) => {
+            format!("API group {group:?} is served by crd-apiserver")
+        }
+        (Direction::GiveBack, Phase::Returned) => {
+            format!("API group {group:?} is served by the host again")
+        }
+        (direction, phase) => format!(
+            "API group {group:?}: {} reached {}",
+            direction.as_str(),
+            phase.as_str()
+        ),
     }
 }
 

@@ -32,20 +32,43 @@ pub struct Notice {
 
 impl Notice {
     /// The phase `phase` reached on `crd`.
-    pub fn reached(crd: &CustomResourceDefinition, action: Direction, phase: Phase, note: String) -> Notice {
+    pub fn reached(
+        crd: &CustomResourceDefinition,
+        action: Direction,
+        phase: Phase,
+        note: String,
+    ) -> Notice {
         let kind = match phase {
             Phase::Failed => Kind::Warning,
             _ => Kind::Normal,
         };
-        Notice::new(crd, format!("Offload{}", phase.as_str()), kind, note, action)
+        Notice::new(
+            crd,
+            format!("Offload{}", phase.as_str()),
+            kind,
+            note,
+            action,
+        )
     }
 
     /// A move refused (nothing changes): Warning `OffloadRefused`.
     pub fn refused(crd: &CustomResourceDefinition, action: Direction, note: String) -> Notice {
-        Notice::new(crd, "OffloadRefused".to_string(), Kind::Warning, note, action)
+        Notice::new(
+            crd,
+            "OffloadRefused".to_string(),
+            Kind::Warning,
+            note,
+            action,
+        )
     }
 
-    fn new(crd: &CustomResourceDefinition, reason: String, kind: Kind, note: String, action: Direction) -> Notice {
+    fn new(
+        crd: &CustomResourceDefinition,
+        reason: String,
+        kind: Kind,
+        note: String,
+        action: Direction,
+    ) -> Notice {
         let meta = &crd.metadata;
         Notice {
             regarding: ObjectReference {
@@ -79,11 +102,13 @@ impl Notice {
             event_time: Some(MicroTime(now)),
             regarding: Some(self.regarding.clone()),
             reason: Some(self.reason.clone()),
-            type_: Some(match self.kind {
-                Kind::Normal => "Normal",
-                Kind::Warning => "Warning",
-            }
-            .to_string()),
+            type_: Some(
+                match self.kind {
+                    Kind::Normal => "Normal",
+                    Kind::Warning => "Warning",
+                }
+                .to_string(),
+            ),
             note: Some(truncate(&self.note, NOTE_LIMIT)),
             action: Some(self.action.as_str().to_string()),
             reporting_controller: Some(REPORTING_CONTROLLER.to_string()),

@@ -72,7 +72,11 @@ impl Host for KubeHost {
             ..PatchParams::default()
         };
         for _ in 0..CONFLICT_ATTEMPTS {
-            let version = current.metadata.resource_version.clone().unwrap_or_default();
+            let version = current
+                .metadata
+                .resource_version
+                .clone()
+                .unwrap_or_default();
             let patch = record_patch(record, &version);
             match self.crds.patch(&name, &params, &Patch::Merge(&patch)).await {
                 Ok(written) => return Ok(written),

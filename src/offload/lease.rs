@@ -57,7 +57,9 @@ impl Election {
                     }
                     if renewed.is_none_or(|r| r.elapsed() >= RENEW_DEADLINE) {
                         if *leader.borrow() {
-                            tracing::warn!("offload: no longer leading (Lease {LEASE_NAME} not renewed)");
+                            tracing::warn!(
+                                "offload: no longer leading (Lease {LEASE_NAME} not renewed)"
+                            );
                         }
                         renewed = None;
                         leader.send_if_modified(|l| std::mem::replace(l, false));
@@ -101,7 +103,11 @@ impl Election {
             return Ok(false);
         }
         lease.spec = Some(self.spec(Some(spec), now));
-        conflict_is_false(self.api.replace(LEASE_NAME, &PostParams::default(), &lease).await)
+        conflict_is_false(
+            self.api
+                .replace(LEASE_NAME, &PostParams::default(), &lease)
+                .await,
+        )
     }
 
     /// The spec naming us: renewed now; acquired now (one more transition) if it was not ours.

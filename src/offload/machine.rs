@@ -285,12 +285,15 @@ pub fn refused(crds: &[CrdState], message: String) -> Decision {
 /// Whether the unit's records say it is served here (from `Serving` to `Offloaded`, and
 /// during a give-back until `Returned`): what a replica that is not the leader follows.
 pub fn serves(crds: &[CrdState]) -> bool {
-    let recorded: Vec<CrdState> = crds.iter().filter(|c| c.record.is_some()).cloned().collect();
+    let recorded: Vec<CrdState> = crds
+        .iter()
+        .filter(|c| c.record.is_some())
+        .cloned()
+        .collect();
     match state(&recorded, &want(crds)) {
-        Some(State::Moving(direction, phase)) => {
-            (rank(Direction::TakeOver, Phase::Serving)..=rank(Direction::GiveBack, Phase::Synced))
-                .contains(&rank(direction, phase))
-        }
+        Some(State::Moving(direction, phase)) => (rank(Direction::TakeOver, Phase::Serving)
+            ..=rank(Direction::GiveBack, Phase::Synced))
+            .contains(&rank(direction, phase)),
         _ => false,
     }
 }

@@ -104,7 +104,9 @@ impl Direction {
 
 impl Record {
     /// The record on `annotations`, if any and readable.
-    pub fn read(annotations: Option<&std::collections::BTreeMap<String, String>>) -> Option<Record> {
+    pub fn read(
+        annotations: Option<&std::collections::BTreeMap<String, String>>,
+    ) -> Option<Record> {
         let text = annotations?.get(ANNOTATION)?;
         match serde_json::from_str(text) {
             Ok(record) => Some(record),
