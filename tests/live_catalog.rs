@@ -246,6 +246,12 @@ async fn live_catalog_definition_served_at_runtime_discovered_cached_revalidated
         line.ends_with(" 1").then_some(())
     })
     .await;
+    let (code, stored) = live.get(&format!("/storedversions/{NAME}")).await;
+    assert_eq!(
+        (code, &stored["objects"], &stored["storageVersion"]),
+        (200, &json!({"v1": 1}), &json!("v1")),
+        "{stored}"
+    );
 
     // A changed definition: the new schema's rules apply to the next write.
     live.definitions.serve(&[widgets_crd(3)]).unwrap();

@@ -253,7 +253,7 @@ pub async fn run_with(
     tls::install_crypto_provider();
     // Every flag problem is reported at once, before anything is read or opened.
     let config = flags.validate()?;
-    raise_open_files_limit(config.transport.max_connections);
+    crate::server::open_files::raise_limit(config.transport.max_connections);
     let flags = &config.flags;
     let mut metrics = Metrics::new();
     let converters = converters(
@@ -392,36 +392,4 @@ fn tracer(config: &Config) -> Result<Tracer, StartError> {
         "tracing: exporting spans over OTLP"
     );
     Ok(tracer)
-}
-
-/// Raises the soft open-files limit to the hard one (as Go does since 1.19): the
-/// default soft limit of 1024 would cap connections long before their own limit.
-fn raise_open_files_limit(max_connections: u32) {
-    // The connections, the handshakes and the newcomers waiting for a connection slot,
-    // with room for the store and the cluster clients.
-    let wanted = [max_connections, accept::MAX_HANDSHAKES, accept::MAX_WAITING]
-        .iter()
-        .map(|n| u64::from(*n))
-        .sum::<u64>()
-        + 512;
-    use rustix::process::{Resource, getrlimit, setrlimit};
-    let limit = getrlimit(Resource::Nofile);
-    let raised = rustix::process::Rlimit {
-        current: limit.maximum,
-        maximum: limit.maximum,
-    };
-    let soft = match setrlimit(Resource::Nofile, raised) {
-        Ok(()) => limit.maximum,
-        Err(e) => {
-            tracing::warn!(error = %e, "cannot raise the open-files limit");
-            limit.current
-        }
-    };
-    if let Some(soft) = soft.filter(|s| *s < wanted) {
-        tracing::warn!(
-            limit = soft,
-            wanted,
-            "open-files limit is below what the connection limits need; accepts may fail"
-        );
-    }
 }
