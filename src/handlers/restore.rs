@@ -175,15 +175,7 @@ impl Placed {
 /// Checks the object is of `resource` at its storage version, named, with a uid and the
 /// namespace its scope wants; drops `metadata.resourceVersion` (ours is assigned).
 fn place(resource: &ServedResource, object: &mut Value) -> Result<Placed, ApiError> {
-    let api_version = object.get("apiVersion").and_then(Value::as_str);
-    if api_version != Some(resource.storage_api_version.as_str()) {
-        return Err(ApiError::BadRequest(format!(
-            "restoring {}: apiVersion must be the storage version {:?}, not {:?}",
-            resource.group_resource(),
-            resource.storage_api_version,
-            api_version.unwrap_or_default()
-        )));
-    }
+    check_type(resource, object)?;
     let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) else {
         return Err(ApiError::BadRequest(
             "restoring: metadata is missing".into(),
@@ -197,25 +189,49 @@ fn place(resource: &ServedResource, object: &mut Value) -> Result<Placed, ApiErr
             "restoring: metadata.name and metadata.uid are required".into(),
         ));
     }
-    let namespace = match (resource.namespaced, namespace.is_empty()) {
-        (true, false) => Some(namespace.to_string()),
-        (false, true) => None,
-        (true, true) => {
-            return Err(ApiError::BadRequest(format!(
-                "restoring {name}: metadata.namespace is required for a namespaced resource"
-            )));
-        }
-        (false, false) => {
-            return Err(ApiError::BadRequest(format!(
-                "restoring {name}: metadata.namespace must be empty for a cluster-scoped resource"
-            )));
-        }
-    };
+    let namespace = scoped(resource.namespaced, name, namespace)?;
     Ok(Placed {
         namespace,
         name: name.to_string(),
         uid: uid.to_string(),
     })
+}
+
+/// The namespace as the resource's scope wants it.
+fn scoped(namespaced: bool, name: &str, namespace: &str) -> Result<Option<String>, ApiError> {
+    match (namespaced, namespace.is_empty()) {
+        (true, false) => Ok(Some(namespace.to_string())),
+        (false, true) => Ok(None),
+        (true, true) => Err(ApiError::BadRequest(format!(
+            "restoring {name}: metadata.namespace is required for a namespaced resource"
+        ))),
+        (false, false) => Err(ApiError::BadRequest(format!(
+            "restoring {name}: metadata.namespace must be empty for a cluster-scoped resource"
+        ))),
+    }
+}
+
+/// The object is of `resource`'s kind at its storage version.
+fn check_type(resource: &ServedResource, object: &Value) -> Result<(), ApiError> {
+    let api_version = object.get("apiVersion").and_then(Value::as_str);
+    if api_version != Some(resource.storage_api_version.as_str()) {
+        return Err(ApiError::BadRequest(format!(
+            "restoring {}: apiVersion must be the storage version {:?}, not {:?}",
+            resource.group_resource(),
+            resource.storage_api_version,
+            api_version.unwrap_or_default()
+        )));
+    }
+    let kind = object.get("kind").and_then(Value::as_str);
+    if kind != Some(resource.kind.as_str()) {
+        return Err(ApiError::BadRequest(format!(
+            "restoring {}: kind must be {:?}, not {:?}",
+            resource.group_resource(),
+            resource.kind,
+            kind.unwrap_or_default()
+        )));
+    }
+    Ok(())
 }
 
 /// The stored form of `object` (the storage version's apiVersion, no resourceVersion).

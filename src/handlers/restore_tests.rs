@@ -40,6 +40,11 @@ fn place_bad_objects_bad_request() {
             o["apiVersion"] = json!("example.org/v2");
             o
         }),
+        ("another kind", {
+            let mut o = paint(json!({"name": "a", "namespace": "ns", "uid": "u"}));
+            o["kind"] = json!("Brush");
+            o
+        }),
         ("no uid", paint(json!({"name": "a", "namespace": "ns"}))),
         ("no name", paint(json!({"namespace": "ns", "uid": "u"}))),
         ("no namespace", paint(json!({"name": "a", "uid": "u"}))),

@@ -58,11 +58,13 @@ pub struct CachedStore {
     /// Events each cache's window keeps.
     window: usize,
     metrics: CacheMetrics,
+    /// The runtime the caches' loops run on (a change may come from any thread).
+    runtime: tokio::runtime::Handle,
 }
 
 impl CachedStore {
     /// Caches the resources under `prefixes` (`(storage prefix, resource)`) and starts
-    /// filling them; [`CachedStore::wait_ready`] tells when they have.
+    /// filling them on the current runtime (called within one); [`CachedStore::wait_ready`] tells when they have.
     pub fn start(
         inner: Arc<dyn Store>,
         prefixes: Vec<(String, crate::metrics::GroupResource)>,
@@ -76,6 +78,7 @@ impl CachedStore {
             initial,
             window,
             metrics,
+            runtime: tokio::runtime::Handle::current(),
         };
         cache.follow(prefixes);
         Arc::new(cache)
@@ -105,7 +108,7 @@ impl CachedStore {
     fn spawn(&self, prefix: String, resource: crate::metrics::GroupResource) -> Arc<Cacher> {
         let stored = self.metrics.stored_objects.clone();
         let cacher = Cacher::new(self.inner.clone(), prefix, resource, self.window, stored);
-        tokio::spawn(Cacher::run(Arc::downgrade(&cacher)));
+        self.runtime.spawn(Cacher::run(Arc::downgrade(&cacher)));
         cacher
     }
 
