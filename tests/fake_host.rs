@@ -88,6 +88,43 @@ async fn create_sets_server_metadata_and_a_taken_name_is_already_exists() {
 }
 
 #[tokio::test]
+async fn secret_string_data_is_stored_as_data_and_a_lease_put_creates_it() {
+    use k8s_openapi::api::coordination::v1::Lease;
+    let fake = FakeKube::start();
+    let secrets: Api<Secret> = Api::namespaced(fake.client().await, "default");
+    let secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "ca"}, "type": "kubernetes.io/tls", "stringData": {"tls.crt": "PEM"}}))
+    .unwrap();
+    secrets
+        .create(&PostParams::default(), &secret)
+        .await
+        .unwrap();
+    let stored = fake.object(&SECRETS, Some("default"), "ca").unwrap();
+    assert_eq!(stored["data"], json!({"tls.crt": "UEVN"}));
+    assert!(stored.get("stringData").is_none(), "{stored}");
+
+    let leases: Api<Lease> = Api::namespaced(fake.client().await, "default");
+    let lease: Lease = serde_json::from_value(json!({"metadata": {"name": "leader"},
+        "spec": {"holderIdentity": "a"}}))
+    .unwrap();
+    let created = leases
+        .replace("leader", &PostParams::default(), &lease)
+        .await
+        .unwrap();
+    assert_eq!(created.spec.unwrap().holder_identity.as_deref(), Some("a"));
+    let maps: Api<ConfigMap> = Api::namespaced(fake.client().await, "default");
+    let refused = api_error(
+        maps.replace(
+            "leader",
+            &PostParams::default(),
+            &configmap("leader", json!({})),
+        )
+        .await,
+    );
+    assert_eq!(refused.code, 404, "only leases and events create on update");
+}
+
+#[tokio::test]
 async fn update_with_a_stale_resource_version_is_a_conflict_and_a_missing_object_not_found() {
     let fake = FakeKube::start();
     let maps: Api<ConfigMap> = Api::namespaced(fake.client().await, "default");
