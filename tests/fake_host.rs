@@ -986,3 +986,74 @@ fn fence_condition_and_resource_rules_read_as_kube_reads_them() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_malformed_body_is_bad_request_and_stores_nothing() {
+    let fake = FakeKube::start();
+    let client = fake.client().await;
+    let path = "/api/v1/namespaces/default/configmaps";
+    let send = |method: http::Method, path: String, content_type: &str, body: &str| {
+        let request = http::Request::builder()
+            .method(method)
+            .uri(path)
+            .header("content-type", content_type)
+            .body(body.as_bytes().to_vec())
+            .unwrap();
+        let client = client.clone();
+        async move { client.request::<Value>(request).await }
+    };
+    let cases = [
+        (
+            http::Method::POST,
+            path.to_string(),
+            "application/json",
+            "[1]",
+        ),
+        (
+            http::Method::POST,
+            path.to_string(),
+            "application/json",
+            r#"{"metadata": 5}"#,
+        ),
+        (
+            http::Method::POST,
+            path.to_string(),
+            "application/json",
+            "{not json",
+        ),
+        (
+            http::Method::PATCH,
+            format!("{path}/m?fieldManager=x"),
+            "application/apply-patch+yaml",
+            "- 1",
+        ),
+        (
+            http::Method::PATCH,
+            format!("{path}/m"),
+            "application/merge-patch+json",
+            r#"{"metadata": "x"}"#,
+        ),
+    ];
+    let mut maps = Api::<ConfigMap>::namespaced(client.clone(), "default");
+    maps.create(&PostParams::default(), &configmap("m", json!({"x": "1"})))
+        .await
+        .unwrap();
+    for (method, path, content_type, body) in cases {
+        let refused = api_error(send(method.clone(), path.clone(), content_type, body).await);
+        assert_eq!(
+            (refused.code, refused.reason.as_str()),
+            (400, "BadRequest"),
+            "{method} {path} {body}"
+        );
+    }
+    let stored = fake
+        .object(&fake_kube::collections::CONFIGMAPS, Some("default"), "m")
+        .unwrap();
+    assert_eq!(stored["data"], json!({"x": "1"}));
+    maps = Api::namespaced(fake.client().await, "default");
+    assert_eq!(
+        maps.list(&Default::default()).await.unwrap().items.len(),
+        1,
+        "the fake still answers"
+    );
+}

@@ -99,7 +99,8 @@ impl Write<'_> {
         )
     }
 
-    /// What `op` does given the object stored now.
+    /// What `op` does given the object stored now (an object that is no JSON object, or
+    /// whose metadata is none, is kube's 400).
     pub fn decide(&self, old: Option<&Value>, op: Op) -> Result<Decision, Failure> {
         match (op, old) {
             (Op::Create(object), None) => self.create(object, true),
@@ -137,6 +138,7 @@ impl Write<'_> {
     /// A new object: server metadata set, status dropped where it is a subresource,
     /// the writer's `Update` entry (unless `track` is off: an apply set the entries).
     fn create(&self, mut object: Value, track: bool) -> Result<Decision, Failure> {
+        shape(&object)?;
         let name = self.create_name(&object)?;
         self.check_namespace(&object)?;
         object["kind"] = json!(self.resource.kind);
@@ -205,6 +207,7 @@ impl Write<'_> {
         mut new: Value,
         entries: Option<Vec<Entry>>,
     ) -> Result<Decision, Failure> {
+        shape(&new)?;
         let given = new["metadata"]["name"].as_str().unwrap_or(self.named());
         if given != self.named() {
             let message = format!(
@@ -307,6 +310,7 @@ impl Write<'_> {
     }
 
     fn apply(&self, old: Option<&Value>, body: Value, force: bool) -> Result<Decision, Failure> {
+        shape(&body)?;
         let given = old.map(fields::entries).unwrap_or_default();
         let (merged, entries) = fields::apply(old, &body, given, self.writer, force)
             .map_err(|c| errors::apply_conflict(&c))?;
@@ -362,6 +366,20 @@ impl Write<'_> {
     }
 }
 
+/// An object a write can stamp: a JSON object whose metadata, if any, is one.
+pub fn shape(object: &Value) -> Result<(), Failure> {
+    let metadata = object.get("metadata").unwrap_or(&Value::Null);
+    match (
+        object.is_object(),
+        metadata.is_object() || metadata.is_null(),
+    ) {
+        (true, true) => Ok(()),
+        _ => Err(errors::bad_request(
+            "the body of the request must be an object whose metadata is an object",
+        )),
+    }
+}
+
 /// A Secret's write-only `stringData` moved into `data`, base64-encoded, as kube's Secret
 /// strategy does.
 fn string_data(resource: &Resource, object: &mut Value) {
@@ -369,8 +387,11 @@ fn string_data(resource: &Resource, object: &mut Value) {
     if resource.plural != "secrets" || !resource.group.is_empty() {
         return;
     }
-    let Some(Value::Object(strings)) = object.as_object_mut().and_then(|o| o.remove("stringData"))
-    else {
+    let data_ok = object
+        .get("data")
+        .is_none_or(|d| d.is_object() || d.is_null());
+    let strings = object.as_object_mut().and_then(|o| o.remove("stringData"));
+    let (Some(Value::Object(strings)), true) = (strings, data_ok) else {
         return;
     };
     for (key, value) in strings {
