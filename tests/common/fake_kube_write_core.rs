@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use super::collections::Resource;
 use super::errors::{self, Cause, Failure};
 use super::fields::{self, Entry, Scope, Writer};
+use super::host;
 
 /// A patch's body, by content type.
 #[derive(Clone, Debug)]
@@ -92,13 +93,6 @@ impl Write<'_> {
         }
     }
 
-    fn creates_on_update(&self) -> bool {
-        matches!(
-            (self.resource.group, self.resource.plural),
-            ("coordination.k8s.io", "leases") | ("events.k8s.io" | "", "events")
-        )
-    }
-
     /// What `op` does given the object stored now (an object that is no JSON object, or
     /// whose metadata is none, is kube's 400).
     pub fn decide(&self, old: Option<&Value>, op: Op) -> Result<Decision, Failure> {
@@ -110,7 +104,7 @@ impl Write<'_> {
             }
             (Op::Patch(Patch::Apply { body, force }), old) => self.apply(old, body, force),
             // kube's lease and event strategies allow create on update.
-            (Op::Update(mut object), None) if self.creates_on_update() => {
+            (Op::Update(mut object), None) if host::creates_on_update(self.resource) => {
                 object["metadata"]["name"] = json!(self.named());
                 self.create(object, true)
             }
@@ -146,7 +140,7 @@ impl Write<'_> {
         if self.resource.status {
             object.as_object_mut().map(|o| o.remove("status"));
         }
-        string_data(self.resource, &mut object);
+        host::string_data(self.resource, &mut object);
         let meta = &mut object["metadata"];
         meta["name"] = json!(name);
         match (self.resource.namespaced, self.namespace) {
@@ -219,7 +213,7 @@ impl Write<'_> {
         self.check_namespace(&new)?;
         self.check_version(old, &new)?;
         new = self.keep_unwritten(old, new);
-        string_data(self.resource, &mut new);
+        host::string_data(self.resource, &mut new);
         let entries = entries.unwrap_or_else(|| {
             let given = match new["metadata"].get("managedFields") {
                 Some(listed) if *listed != old["metadata"]["managedFields"] => {
@@ -377,27 +371,6 @@ pub fn shape(object: &Value) -> Result<(), Failure> {
         _ => Err(errors::bad_request(
             "the body of the request must be an object whose metadata is an object",
         )),
-    }
-}
-
-/// A Secret's write-only `stringData` moved into `data`, base64-encoded, as kube's Secret
-/// strategy does.
-fn string_data(resource: &Resource, object: &mut Value) {
-    use base64::Engine;
-    if resource.plural != "secrets" || !resource.group.is_empty() {
-        return;
-    }
-    let data_ok = object
-        .get("data")
-        .is_none_or(|d| d.is_object() || d.is_null());
-    let strings = object.as_object_mut().and_then(|o| o.remove("stringData"));
-    let (Some(Value::Object(strings)), true) = (strings, data_ok) else {
-        return;
-    };
-    for (key, value) in strings {
-        let text = value.as_str().unwrap_or_default();
-        let encoded = base64::engine::general_purpose::STANDARD.encode(text);
-        object["data"][key] = json!(encoded);
     }
 }
 
