@@ -124,6 +124,16 @@ impl Server {
         exit
     }
 
+    /// Kills with SIGKILL (no shutdown at all: a crash) and waits for it.
+    pub fn sigkill(&mut self) {
+        let mut child = self.child.take().expect("running");
+        child.kill().expect("kill");
+        child.wait().expect("wait");
+        if let Some(h) = self.stdout.take() {
+            let _ = h.join();
+        }
+    }
+
     /// Sends SIGTERM and returns at once.
     pub fn sigterm(&self) {
         let child = self.child.as_ref().expect("running");
