@@ -15,6 +15,7 @@ pub mod exchange;
 pub mod head;
 pub mod observed;
 pub mod pki;
+pub mod registration;
 pub mod run;
 pub mod serving;
 pub mod shutdown;

@@ -30,11 +30,12 @@ use crate::handlers::AppState;
 use crate::handlers::state::Lifecycle;
 use crate::inflight::InFlight;
 use crate::metrics::Metrics;
+use crate::register::reconcile::ReconcileMetrics;
 use crate::server::chain::Chain;
 use crate::server::definitions::{converters, load_catalog};
 use crate::server::serving::ServingFiles;
 use crate::server::stores::{compact_periodically, encrypting, open_store, traced, watch_cache};
-use crate::server::{accept, pki, shutdown, tls};
+use crate::server::{accept, pki, registration, shutdown, tls};
 use crate::storage::cache::CacheMetrics;
 use crate::storage::encryption::metrics::TransformationMetrics;
 use crate::storage::encryption::reload_metrics::ReloadMetrics;
@@ -52,6 +53,9 @@ pub enum StartError {
     Config(#[from] ConfigErrors),
     #[error("setting up delegated authentication or authorization: {0}")]
     Delegation(String),
+    /// `--register-apiservices` or `--serving-ca-secret` could not start.
+    #[error("{0}")]
+    Register(String),
     #[error(transparent)]
     Tls(#[from] tls::TlsError),
     #[error(transparent)]
@@ -87,15 +91,20 @@ impl StartError {
     }
 }
 
-/// Serving TLS from the configured pair, or a self-signed pair in `--cert-dir`, and the
-/// SNI pairs; the returned follower keeps the pairs in step with their files.
+/// Serving TLS from the configured pair, a self-signed pair in `--cert-dir`, or the pair
+/// `--serving-ca-secret` keeps (`registration` wrote it), and the SNI pairs; the
+/// returned follower keeps the pairs in step with their files.
 fn acceptor(
     serving: &Serving,
     transport: &Transport,
+    registration: &registration::Prepared,
 ) -> Result<(TlsAcceptor, ServingFiles), StartError> {
     let (cert, key) = match serving {
         Serving::Files { cert, key } => (cert.clone(), key.clone()),
         Serving::SelfSigned { cert_dir } => pki::self_signed_serving(cert_dir)?,
+        Serving::CaSecret { .. } => registration.serving_pair().ok_or_else(|| {
+            StartError::Register("--serving-ca-secret: no serving pair was prepared".into())
+        })?,
     };
     let (files, serving) = ServingFiles::load(cert, key, &transport.sni)?;
     let config = tls::server_config(serving, &transport.tls)?;
@@ -241,7 +250,8 @@ pub async fn run(
         DeclarativeMetrics::register(&mut metrics),
     );
     let catalog = Arc::new(load_catalog(&flags.crd_dir, &converters)?);
-    let (acceptor, serving_files) = acceptor(&config.serving, &config.transport)?;
+    let registration = registration::prepare(&config).await?;
+    let (acceptor, serving_files) = acceptor(&config.serving, &config.transport, &registration)?;
     tokio::spawn(serving_files.run());
     let cache_metrics = CacheMetrics::register(&mut metrics);
     let transformation_metrics = (
@@ -250,6 +260,7 @@ pub async fn run(
     );
     let admission_metrics = AdmissionMetrics::register(&mut metrics);
     let audit_metrics = crate::audit::backend::AuditMetrics::register(&mut metrics);
+    let reconcile_metrics = ReconcileMetrics::register(&mut metrics);
     // kube registers them at init whatever the configuration; series appear with a provider.
     crate::storage::encryption::kms::register_metrics(&mut metrics);
     let metrics = Arc::new(metrics);
@@ -329,6 +340,12 @@ pub async fn run(
         source,
     })?;
     tracing::info!(address = %bound, resources = state.catalog.resources().len(), "serving");
+    // The catalog is fixed until the live catalog is wired: its sender is gone, so the
+    // reconcile loop wakes on the bundle, watch events and its period.
+    registration.start(
+        tokio::sync::watch::channel(state.catalog.clone()).1,
+        reconcile_metrics,
+    );
     on_listening(bound);
     let stop = shutdown::begin(state.clone(), flags.limits.shutdown_delay);
     let limits = accept::Limits {
