@@ -55,18 +55,51 @@ async fn kube_client(fake: &FakeKube) -> kube::Client {
     kube::Client::try_from(config).unwrap()
 }
 
+/// A server and its own `--cert-dir` (each replica writes its serving pair there; the
+/// default is relative to the working directory, shared by every test).
+struct Replica {
+    server: Server,
+    _cert_dir: tempfile::TempDir,
+}
+
+impl std::ops::Deref for Replica {
+    type Target = Server;
+    fn deref(&self) -> &Server {
+        &self.server
+    }
+}
+
+impl std::ops::DerefMut for Replica {
+    fn deref_mut(&mut self) -> &mut Server {
+        &mut self.server
+    }
+}
+
 /// The server in dev mode registering in `fake`, with `extra` flags.
-fn serve(fake: &FakeKube, extra: &[&str]) -> Server {
-    let kubeconfig = fake.kubeconfig().display().to_string();
+fn serve(fake: &FakeKube, extra: &[&str]) -> Replica {
+    let mut args = vec!["--register-apiservices"];
+    args.extend_from_slice(extra);
+    replica(&fake.kubeconfig(), &args)
+}
+
+/// The server in dev mode with the cluster of `kubeconfig`.
+fn replica(kubeconfig: &std::path::Path, extra: &[&str]) -> Replica {
+    let kubeconfig = kubeconfig.display().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let cert_dir = dir.path().display().to_string();
     let mut args = vec![
         "--kubeconfig",
         &kubeconfig,
-        "--register-apiservices",
         "--service-namespace",
         NAMESPACE,
+        "--cert-dir",
+        &cert_dir,
     ];
     args.extend_from_slice(extra);
-    Server::start_with(&args)
+    Replica {
+        server: Server::start_with(&args),
+        _cert_dir: dir,
+    }
 }
 
 /// A CA bundle file for `--apiservice-ca-file`.
@@ -117,7 +150,7 @@ async fn register_served_group_versions_spec_and_ca_bundle_applied() {
         assert_eq!(
             spec_json(a),
             json!({"group": group, "version": version, "groupPriorityMinimum": 1000,
-                "versionPriority": 100, "caBundle": b64,
+                "versionPriority": 100, "caBundle": b64, "insecureSkipTLSVerify": false,
                 "service": {"namespace": NAMESPACE, "name": "crd-apiserver", "port": 443}}),
             "{name}"
         );
@@ -188,6 +221,41 @@ async fn register_edited_and_deleted_apiservices_put_back() {
     .await;
     assert_ne!(recreated.metadata.uid.as_deref(), Some(old_uid.as_str()));
     assert_eq!(spec_json(&recreated)["group"], "example.org");
+}
+
+#[tokio::test]
+async fn register_ca_file_replaced_ca_bundle_follows() {
+    let (fake, client) = host().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (ca_path, first) = ca_file(&dir);
+    let _server = serve(&fake, &["--apiservice-ca-file", &ca_path]);
+    for a in registered(&client).await {
+        assert_eq!(a.spec.unwrap().ca_bundle.unwrap().0, first);
+    }
+    // Rotated by whoever owns the file (a new file renamed over it, as Secret volumes do).
+    let next = crd_apiserver::server::pki::new_authority("next-ca").unwrap();
+    let both = format!("{}{}", next.pem.cert, String::from_utf8(first).unwrap());
+    crd_apiserver::server::pki::write_file(std::path::Path::new(&ca_path), both.as_bytes(), 0o644)
+        .unwrap();
+    let api = apiservices(&client);
+    eventually(DEADLINE, "every caBundle following the file", || {
+        let (api, both) = (api.clone(), both.clone());
+        async move {
+            let items = api.list(&ListParams::default()).await.ok()?.items;
+            let followed = items
+                .iter()
+                .filter(|a| {
+                    a.spec
+                        .as_ref()
+                        .and_then(|s| s.ca_bundle.as_ref())
+                        .map(|b| &b.0)
+                        == Some(&both.clone().into_bytes())
+                })
+                .count();
+            (followed == SERVED.len()).then_some(())
+        }
+    })
+    .await;
 }
 
 /// An APIService of the name we would use, owned by someone else.
@@ -359,6 +427,11 @@ fn certs(pem: &[u8]) -> Vec<CertificateDer<'static>> {
 /// The certificate the server presents, verified with `roots` (PEM) as the trust anchors
 /// for `localhost`; `None` when the handshake fails.
 async fn served_cert(server: &Server, roots: &[u8]) -> Option<CertificateDer<'static>> {
+    handshake(server, roots).await.ok()
+}
+
+/// [`served_cert`], or why the handshake failed.
+async fn handshake(server: &Server, roots: &[u8]) -> Result<CertificateDer<'static>, String> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let mut store = rustls::RootCertStore::empty();
     for c in certs(roots) {
@@ -370,11 +443,13 @@ async fn served_cert(server: &Server, roots: &[u8]) -> Option<CertificateDer<'st
     let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
     let tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
     let name = ServerName::try_from("localhost").unwrap();
-    let tls = connector.connect(name, tcp).await.ok()?;
+    let tls = connector
+        .connect(name, tcp)
+        .await
+        .map_err(|e| e.to_string())?;
     let (_, session) = tls.get_ref();
-    session
-        .peer_certificates()
-        .map(|c| c[0].clone().into_owned())
+    let chain = session.peer_certificates().ok_or("no peer certificate")?;
+    Ok(chain[0].clone().into_owned())
 }
 
 #[tokio::test]
@@ -412,22 +487,13 @@ async fn serving_ca_secret_created_served_cert_chains_to_ca_crt() {
 #[tokio::test]
 async fn serving_ca_secret_two_servers_one_ca() {
     let (fake, client) = host().await;
+    // Started at once: both may find no Secret and race to create it.
     let kubeconfig = fake.kubeconfig();
-    let start = || {
-        let kubeconfig = kubeconfig.display().to_string();
-        std::thread::spawn(move || {
-            Server::start_with(&[
-                "--kubeconfig",
-                &kubeconfig,
-                "--service-namespace",
-                NAMESPACE,
-                "--serving-ca-secret",
-                SECRET,
-            ])
-        })
-    };
-    let (a, b) = (start(), start());
-    let (a, b) = (a.join().unwrap(), b.join().unwrap());
+    let (a, b) = std::thread::scope(|s| {
+        let start = || s.spawn(|| replica(&kubeconfig, &["--serving-ca-secret", SECRET]));
+        let (a, b) = (start(), start());
+        (a.join().unwrap(), b.join().unwrap())
+    });
     let held = secret(&client).await.unwrap();
     let ca = key(&held, "ca.crt");
     assert_eq!(certs(&ca).len(), 1, "one CA");
@@ -497,10 +563,9 @@ async fn serving_ca_secret_short_ca_validity_rotated_both_cas_in_ca_bundle() {
     .await;
     assert_eq!(certs(&overlap)[1], certs(&first_ca)[0], "the old CA second");
     assert_ne!(certs(&overlap)[0], certs(&first_ca)[0], "a new CA first");
-    assert!(
-        served_cert(&server, &overlap).await.is_some(),
-        "the served certificate verifies with the two-CA bundle"
-    );
+    if let Err(e) = handshake(&server, &overlap).await {
+        panic!("the served certificate does not verify with the two-CA bundle: {e}");
+    }
     eventually(DEADLINE, "the APIServices' caBundle with both CAs", || {
         let (api, overlap) = (api.clone(), overlap.clone());
         async move {
@@ -512,10 +577,10 @@ async fn serving_ca_secret_short_ca_validity_rotated_both_cas_in_ca_bundle() {
     .await;
     // The old CA leaves the bundle when it expires; the server then serves the new CA's.
     let new_ca_only = eventually(Duration::from_secs(45), "the old CA pruned", || {
-        let client = client.clone();
+        let (client, first_ca) = (client.clone(), &first_ca);
         async move {
             let bundle = key(&secret(&client).await?, "ca.crt");
-            (certs(&bundle).len() == 1 && certs(&bundle)[0] != certs(&first_ca)[0])
+            (certs(&bundle).len() == 1 && certs(&bundle)[0] != certs(first_ca)[0])
                 .then_some(bundle)
         }
     })

@@ -41,6 +41,14 @@ fn apply(group: &str, version: &str) -> Action {
     }
 }
 
+/// Name, served (group, version) pairs, the host's APIServices, the actions wanted.
+type Case = (
+    &'static str,
+    Vec<(&'static str, &'static str)>,
+    Vec<APIService>,
+    Vec<Action>,
+);
+
 #[test]
 fn plan_existing_and_served_actions() {
     let d = desired(b"CA");
@@ -70,7 +78,7 @@ fn plan_existing_and_served_actions() {
         a.status = Some(Default::default());
         a
     };
-    let cases: Vec<(&str, Vec<(&str, &str)>, Vec<APIService>, Vec<Action>)> = vec![
+    let cases: Vec<Case> = vec![
         (
             "absent: created",
             vec![("g", "v1")],
