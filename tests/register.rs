@@ -580,8 +580,7 @@ async fn serving_ca_secret_short_ca_validity_rotated_both_cas_in_ca_bundle() {
         let (client, first_ca) = (client.clone(), &first_ca);
         async move {
             let bundle = key(&secret(&client).await?, "ca.crt");
-            (certs(&bundle).len() == 1 && certs(&bundle)[0] != certs(first_ca)[0])
-                .then_some(bundle)
+            (certs(&bundle).len() == 1 && certs(&bundle)[0] != certs(first_ca)[0]).then_some(bundle)
         }
     })
     .await;
