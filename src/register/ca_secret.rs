@@ -13,7 +13,7 @@ use std::time::{Duration, SystemTime};
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{Api, PostParams};
-use tokio::sync::watch;
+use tokio::sync::{Notify, watch};
 
 use super::ca_contents::{Contents, Lifetimes};
 use super::pki::{self, PkiError};
@@ -47,6 +47,8 @@ pub struct CaSecret {
     lifetimes: Lifetimes,
     dir: PathBuf,
     bundle: watch::Sender<Arc<Vec<u8>>>,
+    /// Wakes the renewal loop for a round now (registration saw another bundle).
+    refresh: Arc<Notify>,
 }
 
 impl CaSecret {
@@ -67,7 +69,13 @@ impl CaSecret {
             lifetimes,
             dir: cert_dir.join(DIR),
             bundle: watch::Sender::new(Arc::new(Vec::new())),
+            refresh: Arc::new(Notify::new()),
         }
+    }
+
+    /// Notifying it makes the next round start now, not when something is due.
+    pub fn refresh(&self) -> Arc<Notify> {
+        self.refresh.clone()
     }
 
     /// The serving pair's files (present once [`CaSecret::round`] succeeded).
@@ -185,13 +193,16 @@ impl CaSecret {
         Ok(())
     }
 
-    /// Runs rounds until the process ends, starting after `first`; a failed round is
-    /// retried with a backoff (1 s doubling to 30 s) and logged.
+    /// Runs rounds until the process ends, starting after `first` (or a refresh); a
+    /// failed round is retried with a backoff (1 s doubling to 30 s) and logged.
     pub async fn run(self, first: Duration) {
         let mut next = first;
         let mut backoff = Duration::from_secs(1);
         loop {
-            tokio::time::sleep(next).await;
+            tokio::select! {
+                _ = tokio::time::sleep(next) => {}
+                _ = self.refresh.notified() => {}
+            }
             next = match self.round().await {
                 Ok(after) => {
                     backoff = Duration::from_secs(1);

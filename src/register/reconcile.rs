@@ -27,6 +27,9 @@ use crate::metrics::Metrics;
 /// How often a reconcile runs with nothing else waking it.
 pub const PERIOD: Duration = Duration::from_secs(60);
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// The shortest time between two reconciles woken by watch events, so that two writers
+/// disagreeing (another replica with an older CA bundle, say) cannot spin.
+const MIN_SPACING: Duration = Duration::from_millis(500);
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ResultLabels {
@@ -64,6 +67,9 @@ pub struct Registrar {
     catalog: watch::Receiver<Arc<Catalog>>,
     metrics: ReconcileMetrics,
     warned: Warned,
+    /// Told when one of ours carries another caBundle than ours: the bundle's source
+    /// (the serving CA Secret) is read again, as another replica may have rotated it.
+    bundle_check: Option<Arc<Notify>>,
 }
 
 /// Wakes the loop on every event of our APIServices.
@@ -107,6 +113,27 @@ impl Registrar {
             catalog,
             metrics,
             warned: Warned::default(),
+            bundle_check: None,
+        }
+    }
+
+    /// Tells `check` whenever one of ours carries a caBundle other than ours.
+    pub fn with_bundle_check(mut self, check: Arc<Notify>) -> Registrar {
+        self.bundle_check = Some(check);
+        self
+    }
+
+    fn check_bundles(&self, existing: &[APIService]) {
+        let Some(check) = &self.bundle_check else {
+            return;
+        };
+        let ours = self.desired.ca_bundle.borrow().clone();
+        let differs = existing.iter().filter(|a| self.desired.owns(a)).any(|a| {
+            let theirs = a.spec.as_ref().and_then(|s| s.ca_bundle.as_ref());
+            theirs.map_or(&[][..], |b| b.0.as_slice()) != ours.as_slice()
+        });
+        if differs {
+            check.notify_one();
         }
     }
 
@@ -118,6 +145,7 @@ impl Registrar {
         }
         let served = served(&self.catalog.borrow_and_update());
         let existing = self.api.list(&ListParams::default()).await?.items;
+        self.check_bundles(&existing);
         let mut writes = 0;
         let mut not_owned = BTreeSet::new();
         for action in plan(&served, &existing, &self.desired) {
@@ -213,10 +241,14 @@ impl Registrar {
                     None => std::future::pending().await,
                 }
             };
+            let spaced = async {
+                tokio::time::sleep(MIN_SPACING).await;
+                wake.notified().await;
+            };
             tokio::select! {
                 _ = changed(&mut catalog) => {}
                 _ = changed(&mut bundle) => {}
-                _ = wake.notified() => {}
+                _ = spaced => {}
                 _ = ticker.tick() => {}
                 _ = retry => {}
             }

@@ -115,6 +115,7 @@ impl Prepared {
 
     /// Spawns the Secret's renewal, the CA file's follower and the reconcile loop.
     pub fn start(self, catalog: watch::Receiver<Arc<Catalog>>, metrics: ReconcileMetrics) {
+        let refresh = self.secret.as_ref().map(|(secret, _)| secret.refresh());
         if let Some((secret, next)) = self.secret {
             tokio::spawn(secret.run(next));
         }
@@ -122,7 +123,12 @@ impl Prepared {
             tokio::spawn(file.run());
         }
         if let (Some(client), Some(desired)) = (self.client, self.desired) {
-            tokio::spawn(Registrar::new(client, desired, catalog, metrics).run());
+            let mut registrar = Registrar::new(client, desired, catalog, metrics);
+            // Another replica's rotation shows first as another caBundle on ours.
+            if let Some(refresh) = refresh {
+                registrar = registrar.with_bundle_check(refresh);
+            }
+            tokio::spawn(registrar.run());
         }
     }
 }
