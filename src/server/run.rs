@@ -34,7 +34,9 @@ use crate::register::reconcile::ReconcileMetrics;
 use crate::server::chain::Chain;
 use crate::server::definitions::{converters, load_definitions};
 use crate::server::serving::ServingFiles;
-use crate::server::stores::{compact_periodically, encrypting, open_store, traced, watch_cache};
+use crate::server::stores::{
+    compact_periodically, encrypting, follow_catalog, open_store, traced, watch_cache,
+};
 use crate::server::{accept, pki, registration, shutdown, tls};
 use crate::storage::cache::CacheMetrics;
 use crate::storage::encryption::metrics::TransformationMetrics;
@@ -234,10 +236,31 @@ async fn policy_sources(
     ))
 }
 
+/// What a server that listens tells its starter.
+pub struct Listening {
+    pub addr: std::net::SocketAddr,
+    /// The served definitions (offload serves the host's through them).
+    pub definitions: Arc<Definitions>,
+    /// The handlers' state (the restore path writes through it).
+    pub state: Arc<AppState>,
+    /// The APIServices registration keeps (`--register-apiservices`; offload's switch
+    /// writes the same).
+    pub desired: Option<crate::register::desired::Desired>,
+}
+
 /// Runs the server until SIGTERM/SIGINT; `on_listening` learns the bound address first.
 pub async fn run(
     flags: ServeFlags,
     on_listening: impl FnOnce(std::net::SocketAddr),
+) -> Result<(), StartError> {
+    run_with(flags, |listening| on_listening(listening.addr)).await
+}
+
+/// [`run`], `on_listening` given the live definitions and the state too (in-process
+/// tests drive the catalog through them).
+pub async fn run_with(
+    flags: ServeFlags,
+    on_listening: impl FnOnce(Listening),
 ) -> Result<(), StartError> {
     tls::install_crypto_provider();
     // Every flag problem is reported at once, before anything is read or opened.
@@ -274,11 +297,13 @@ pub async fn run(
     let tracer = tracer(&config)?;
     let direct = open_store(&config.store).await?;
     let keys = KeyLayout::new(&flags.etcd_prefix);
-    let (direct, encrypted) =
+    let (direct, coverage) =
         encrypting(&config, &catalog, &keys, direct, transformation_metrics).await?;
+    let encrypted = coverage.is_some();
     // kube's etcd3 spans cover the value's transformation: traced above encryption.
     let direct = traced(direct, Layer::Backend, &tracer, &flags.etcd_prefix);
     let (store, cache) = watch_cache(&catalog, flags, direct, cache_metrics);
+    follow_catalog(&definitions, cache.clone(), coverage, keys.clone());
     let store = match cache {
         Some(_) => traced(store, Layer::Cache, &tracer, &flags.etcd_prefix),
         None => store,
@@ -304,7 +329,7 @@ pub async fn run(
         &metrics,
     );
     let state = Arc::new(AppState {
-        definitions,
+        definitions: definitions.clone(),
         store: store.clone(),
         cache,
         keys,
@@ -344,8 +369,14 @@ pub async fn run(
     })?;
     tracing::info!(address = %bound, resources = state.catalog().resources().len(), "serving");
     // Registration follows the live catalog: served group/versions come and go with it.
-    registration.start(state.definitions.subscribe(), reconcile_metrics);
-    on_listening(bound);
+    let desired = registration.desired.clone();
+    registration.start(definitions.subscribe(), reconcile_metrics);
+    on_listening(Listening {
+        desired,
+        addr: bound,
+        definitions,
+        state: state.clone(),
+    });
     let stop = shutdown::begin(state.clone(), flags.limits.shutdown_delay);
     let limits = accept::Limits {
         max_connections: config.transport.max_connections,

@@ -92,6 +92,13 @@ impl Write<'_> {
         }
     }
 
+    fn creates_on_update(&self) -> bool {
+        matches!(
+            (self.resource.group, self.resource.plural),
+            ("coordination.k8s.io", "leases") | ("events.k8s.io" | "", "events")
+        )
+    }
+
     /// What `op` does given the object stored now.
     pub fn decide(&self, old: Option<&Value>, op: Op) -> Result<Decision, Failure> {
         match (op, old) {
@@ -101,6 +108,11 @@ impl Write<'_> {
                 Err(errors::already_exists(self.resource, &name))
             }
             (Op::Patch(Patch::Apply { body, force }), old) => self.apply(old, body, force),
+            // kube's lease and event strategies allow create on update.
+            (Op::Update(mut object), None) if self.creates_on_update() => {
+                object["metadata"]["name"] = json!(self.named());
+                self.create(object, true)
+            }
             (_, None) => Err(errors::not_found(self.resource, self.named())),
             (Op::Update(object), Some(old)) => self.update(old, object, None),
             (Op::Patch(Patch::Merge(patch)), Some(old)) => {
@@ -132,6 +144,7 @@ impl Write<'_> {
         if self.resource.status {
             object.as_object_mut().map(|o| o.remove("status"));
         }
+        string_data(self.resource, &mut object);
         let meta = &mut object["metadata"];
         meta["name"] = json!(name);
         match (self.resource.namespaced, self.namespace) {
@@ -203,6 +216,7 @@ impl Write<'_> {
         self.check_namespace(&new)?;
         self.check_version(old, &new)?;
         new = self.keep_unwritten(old, new);
+        string_data(self.resource, &mut new);
         let entries = entries.unwrap_or_else(|| {
             let given = match new["metadata"].get("managedFields") {
                 Some(listed) if *listed != old["metadata"]["managedFields"] => {
@@ -345,6 +359,24 @@ impl Write<'_> {
                 }
             }
         })
+    }
+}
+
+/// A Secret's write-only `stringData` moved into `data`, base64-encoded, as kube's Secret
+/// strategy does.
+fn string_data(resource: &Resource, object: &mut Value) {
+    use base64::Engine;
+    if resource.plural != "secrets" || !resource.group.is_empty() {
+        return;
+    }
+    let Some(Value::Object(strings)) = object.as_object_mut().and_then(|o| o.remove("stringData"))
+    else {
+        return;
+    };
+    for (key, value) in strings {
+        let text = value.as_str().unwrap_or_default();
+        let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+        object["data"][key] = json!(encoded);
     }
 }
 
