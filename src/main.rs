@@ -44,10 +44,19 @@ async fn main() {
             }
             return;
         }
-        // Filled in by the registration work (issue 34).
-        Some(Command::Unregister(_)) => {
-            eprintln!("crd-apiserver: not built yet");
-            std::process::exit(2);
+        Some(Command::Unregister(flags)) => {
+            init_logging(LogFormat::Text);
+            crd_apiserver::server::tls::install_crypto_provider();
+            let mut out = std::io::stdout();
+            match crd_apiserver::register::unregister::run(&flags, &mut out).await {
+                Ok(0) => eprintln!("crd-apiserver unregister: no APIServices of ours found"),
+                Ok(_) => {}
+                Err(e) => {
+                    eprintln!("crd-apiserver unregister: {e}");
+                    std::process::exit(1);
+                }
+            }
+            return;
         }
         Some(Command::Dev(flags)) => match dev::prepare(*flags) {
             Ok((flags, pki)) => (flags, Some(pki)),
