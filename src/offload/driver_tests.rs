@@ -292,8 +292,8 @@ async fn crash(d: &mut Driver, host: &Arc<MemHost>) {
 
 const TAKE_OVER: [&str; 6] = [
     "fence",
-    "copy",
     "serve",
+    "copy",
     "switch",
     "available",
     "lift_fence",
@@ -319,8 +319,8 @@ async fn advance_fresh_unit_takes_over_each_step_once() {
     let reasons: Vec<&str> = [
         "OffloadPending",
         "OffloadFenced",
-        "OffloadCopied",
         "OffloadServing",
+        "OffloadCopied",
         "OffloadSwitched",
         "OffloadAvailable",
         "OffloadOffloaded",
@@ -345,8 +345,8 @@ async fn advance_crash_at_each_point_resumes_each_step_right_times() {
     let phase_steps = [
         "",
         "fence",
-        "copy",
         "serve",
+        "copy",
         "switch",
         "available",
         "lift_fence",
@@ -366,7 +366,7 @@ async fn advance_crash_at_each_point_resumes_each_step_right_times() {
             vec![OFFLOADED, OFFLOADED],
             "{after:?} {write:?}"
         );
-        let serving = TAKE_OVER[2..].contains(&redone);
+        let serving = TAKE_OVER[1..].contains(&redone);
         let expected: Vec<(&str, usize)> = TAKE_OVER
             .iter()
             .map(|s| {
@@ -396,7 +396,7 @@ async fn advance_refused_copy_rolls_back_and_waits_for_a_change() {
     settle(&mut d, &host, true).await;
     assert_eq!(
         *steps.calls.lock().unwrap(),
-        vec!["fence", "copy", "lift_fence"]
+        vec!["fence", "serve", "copy", "stop_serving", "lift_fence"]
     );
     for record in host.records() {
         let r = record.unwrap();
@@ -422,7 +422,7 @@ async fn advance_refused_copy_rolls_back_and_waits_for_a_change() {
 #[tokio::test(start_paused = true)]
 async fn advance_crash_during_roll_back_rolls_back_again() {
     let (host, steps) = (host(), Arc::new(MemSteps::default()));
-    // Refused at the switch (recorded Serving); the crash after the fence is lifted.
+    // Refused at the switch (recorded Copied); the crash after the fence is lifted.
     steps.fail(
         "switch",
         vec![

@@ -89,8 +89,8 @@ fn rank(direction: Direction, phase: Phase) -> u8 {
         (_, Failed) => 0,
         (Direction::TakeOver, Pending) => 1,
         (Direction::TakeOver, Fenced) => 2,
-        (_, Copied) => 3,
-        (_, Serving) => 4,
+        (_, Serving) => 3,
+        (_, Copied) => 4,
         (_, Switched) => 5,
         (_, Available) => 6,
         (_, Offloaded) => 7,
@@ -203,9 +203,11 @@ fn taking_over(crds: &[CrdState], phase: Phase, want: &Want) -> Decision {
         (Offloaded, Want::GiveBack { .. }) => step(Step::Fence, Direction::GiveBack, Fenced),
         (_, Want::TakeOver) => match phase {
             Pending => step(Step::Fence, Direction::TakeOver, Fenced),
-            Fenced => step(Step::Copy, Direction::TakeOver, Copied),
-            Copied => step(Step::Serve, Direction::TakeOver, Serving),
-            Serving => step(Step::Switch, Direction::TakeOver, Switched),
+            // Served before the copy: the restore writes go through the resource's
+            // encryption and watch cache; nothing routes to us before the switch.
+            Fenced => step(Step::Serve, Direction::TakeOver, Serving),
+            Serving => step(Step::Copy, Direction::TakeOver, Copied),
+            Copied => step(Step::Switch, Direction::TakeOver, Switched),
             Switched => step(Step::AwaitAvailable, Direction::TakeOver, Available),
             _ => step(Step::LiftFence, Direction::TakeOver, Offloaded),
         },
@@ -302,10 +304,10 @@ pub fn serves(crds: &[CrdState]) -> bool {
 /// been done (a crash before its record), so each is undone; then `Failed`.
 pub fn roll_back(from: Phase, message: String, pin: bool) -> Decision {
     let mut steps = Vec::new();
-    if from >= Phase::Serving {
+    if from >= Phase::Copied {
         steps.push(Step::SwitchBack);
     }
-    if from >= Phase::Copied {
+    if from >= Phase::Fenced {
         steps.push(Step::StopServing);
     }
     steps.push(Step::LiftFence);

@@ -128,18 +128,18 @@ fn decide_take_over_each_phase_next_step() {
             act(&[Fence], TakeOver, Fenced),
         ),
         (
-            "fenced",
+            "fenced: served before the copy",
             vec![unserved(crd("a", rec(TakeOver, Fenced)))],
-            act(&[Copy], TakeOver, Copied),
-        ),
-        (
-            "copied",
-            vec![unserved(crd("a", rec(TakeOver, Copied)))],
             act(&[Serve], TakeOver, Serving),
         ),
         (
             "serving",
             vec![crd("a", rec(TakeOver, Serving))],
+            act(&[Copy], TakeOver, Copied),
+        ),
+        (
+            "copied",
+            vec![crd("a", rec(TakeOver, Copied))],
             act(&[Switch], TakeOver, Switched),
         ),
         (
@@ -163,7 +163,7 @@ fn decide_take_over_each_phase_next_step() {
                 crd("a", rec(TakeOver, Switched)),
                 crd("b", rec(TakeOver, Serving)),
             ],
-            act(&[Switch], TakeOver, Switched),
+            act(&[Copy], TakeOver, Copied),
         ),
         (
             "a CRD new in an offloaded group joins the move from Pending",
@@ -206,18 +206,18 @@ fn decide_unselected_or_undone_before_offloaded_rolls_back() {
             failed_after(&[LiftFence], UNSELECTED, false),
         ),
         (
-            "undone at Fenced: copy may have run, nothing served",
+            "undone at Fenced: serve may have run",
             vec![undone(crd("a", rec(TakeOver, Fenced)))],
-            failed_after(&[LiftFence], UNDONE, false),
+            failed_after(&[StopServing, LiftFence], UNDONE, false),
         ),
         (
-            "unselected at Copied: serve may have run",
-            vec![unselected(crd("a", rec(TakeOver, Copied)))],
+            "unselected at Serving: copy may have run (its objects stay, unserved)",
+            vec![unselected(crd("a", rec(TakeOver, Serving)))],
             failed_after(&[StopServing, LiftFence], UNSELECTED, false),
         ),
         (
-            "undone at Serving, not served after a restart: no serving first",
-            vec![undone(unserved(crd("a", rec(TakeOver, Serving))))],
+            "undone at Copied, not served after a restart: no serving first",
+            vec![undone(unserved(crd("a", rec(TakeOver, Copied))))],
             failed_after(&[SwitchBack, StopServing, LiftFence], UNDONE, false),
         ),
         (
@@ -239,9 +239,9 @@ fn roll_back_refused_step_undoes_up_to_next_step() {
     use Step::*;
     let cases = [
         (Pending, vec![LiftFence]),
-        (Fenced, vec![LiftFence]),
-        (Copied, vec![StopServing, LiftFence]),
-        (Serving, vec![SwitchBack, StopServing, LiftFence]),
+        (Fenced, vec![StopServing, LiftFence]),
+        (Serving, vec![StopServing, LiftFence]),
+        (Copied, vec![SwitchBack, StopServing, LiftFence]),
         (Phase::Available, vec![SwitchBack, StopServing, LiftFence]),
     ];
     for (from, steps) in cases {
