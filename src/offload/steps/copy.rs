@@ -57,6 +57,53 @@ async fn pass(
     Ok(copied)
 }
 
+/// The refusal when an object here has the key of `theirs` but another uid.
+pub fn clash(
+    ours: &std::collections::HashMap<(String, String), String>,
+    theirs: &Value,
+    resource: &str,
+) -> Option<StepError> {
+    let key = host::key_of(theirs);
+    let uid = ours.get(&key)?;
+    let their_uid = host::uid_of(theirs);
+    (uid != their_uid).then(|| {
+        let (namespace, name) = key;
+        let shown = if namespace.is_empty() { name } else { format!("{namespace}/{name}") };
+        StepError::Refused(format!(
+            "{resource} {shown:?} is stored here with uid {uid} and at the host with uid \
+             {their_uid}: it is another object, which the copy would replace"
+        ))
+    })
+}
+
+/// Refuses the copy before anything is written when an object here clashes with one at
+/// the host (nothing to check when we have none, as at the start of a take-over).
+async fn check_clashes(
+    client: &kube::Client,
+    state: &AppState,
+    resource: &HostResource,
+) -> Result<(), StepError> {
+    let ours = here::uids(state, &resource.group, &resource.plural).await?;
+    if ours.is_empty() {
+        return Ok(());
+    }
+    let shown = format!("{}.{}", resource.plural, resource.group);
+    let collection = resource.collection(None);
+    let mut token: Option<String> = None;
+    loop {
+        let (items, next) = host::list_page(client, &collection, PAGE, token.as_deref())
+            .await
+            .map_err(|e| host::transient(&format!("listing {collection} at the host"), e))?;
+        if let Some(refused) = items.iter().find_map(|o| clash(&ours, o, &shown)) {
+            return Err(refused);
+        }
+        match next {
+            Some(next) => token = Some(next),
+            None => return Ok(()),
+        }
+    }
+}
+
 /// The objects here whose key the host did not list.
 pub fn gone(here: Vec<Value>, seen: &Seen) -> Vec<Value> {
     here.into_iter()
@@ -78,6 +125,9 @@ pub async fn copy(
 ) -> Result<Copied, StepError> {
     let resources = HostResource::all(&unit.crds)?;
     let served = here::compile(&unit.crds)?;
+    for resource in &resources {
+        check_clashes(client, state, resource).await?;
+    }
     let mut total = Copied::default();
     for _ in 0..PASSES {
         let mut this = Copied::default();
@@ -105,3 +155,7 @@ pub async fn copy(
         unit.group
     )))
 }
+
+#[cfg(test)]
+#[path = "copy_tests.rs"]
+mod tests;

@@ -3,11 +3,13 @@
 //! revision, in pages), and the restore writes (handlers' restore path, which only
 //! offload uses).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde_json::Value;
 
+use super::host::{key_of, uid_of};
 use crate::crd::catalog::{Catalog, ServedResource};
 use crate::crd::conversion::{Conversion, ConverterFactory};
 use crate::handlers::AppState;
@@ -64,6 +66,19 @@ pub async fn list(state: &AppState, group: &str, plural: &str) -> Result<Vec<Val
             _ => return Ok(objects),
         }
     }
+}
+
+/// `(namespace, name)` → uid of our stored objects of `group`/`plural`.
+pub async fn uids(
+    state: &AppState,
+    group: &str,
+    plural: &str,
+) -> Result<HashMap<(String, String), String>, StepError> {
+    let objects = list(state, group, plural).await?;
+    Ok(objects
+        .iter()
+        .map(|o| (key_of(o), uid_of(o).to_string()))
+        .collect())
 }
 
 /// What a restore did.

@@ -22,7 +22,6 @@ use k8s_openapi::api::authentication::v1::SelfSubjectReview;
 use kube::api::{Api, PostParams};
 
 use super::{Copied, StepError, Steps, Unit};
-use crate::crd::live::Definitions;
 use crate::handlers::AppState;
 use crate::register::desired::Desired;
 use host::HostResource;
@@ -32,8 +31,9 @@ pub struct Mover {
     client: kube::Client,
     /// Our username at the host (the fence exempts our own writes).
     username: String,
+    /// Our serving state: its store (restores, reads), admission (the fence here) and
+    /// live definitions (serve, stop serving).
     state: Arc<AppState>,
-    definitions: Arc<Definitions>,
     desired: Desired,
 }
 
@@ -42,7 +42,6 @@ impl Mover {
     pub async fn new(
         client: kube::Client,
         state: Arc<AppState>,
-        definitions: Arc<Definitions>,
         desired: Desired,
     ) -> Result<Mover, StepError> {
         let username = whoami(&client).await?;
@@ -50,7 +49,6 @@ impl Mover {
             client,
             username,
             state,
-            definitions,
             desired,
         })
     }
@@ -70,7 +68,7 @@ impl Mover {
     /// The unit's resources in the catalog we serve now (none before `serve`).
     fn served(&self, unit: &Unit) -> Vec<Arc<crate::crd::catalog::ServedResource>> {
         let names = Mover::names(unit);
-        let catalog = self.definitions.current();
+        let catalog = self.state.catalog();
         catalog
             .resources()
             .iter()
@@ -122,11 +120,12 @@ impl Steps for Mover {
     }
 
     async fn serve(&self, unit: &Unit) -> Result<(), StepError> {
-        self.definitions.serve(&unit.crds).map_err(refused)
+        self.state.definitions.serve(&unit.crds).map_err(refused)
     }
 
     async fn stop_serving(&self, unit: &Unit) -> Result<(), StepError> {
-        self.definitions
+        self.state
+            .definitions
             .stop_serving(&Mover::names(unit))
             .map_err(refused)
     }

@@ -4,6 +4,10 @@
 //! only here is created (the host gives it a new uid: counted); the host's objects we do
 //! not have (by key and uid) are deleted (uid precondition). An object being deleted here
 //! is deleted at the host after its update (its finalizers then hold it there).
+//!
+//! A created object carries [`ORIGIN_UID`] (the uid it had here), so a sync done again
+//! (after a crash before its record) finds it as the same object instead of deleting and
+//! creating it once more.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -41,6 +45,9 @@ pub enum Op {
     },
 }
 
+/// The annotation on an object sync_back created at the host: the uid it had here.
+pub const ORIGIN_UID: &str = "crd-apiserver.io/offload-origin-uid";
+
 /// Metadata the host sets itself, never compared or sent on a create.
 const SERVER_SET: [&str; 6] = [
     "uid",
@@ -66,7 +73,32 @@ fn comparable(object: &Value, status_subresource: bool) -> Value {
     if status_subresource && let Some(map) = object.as_object_mut() {
         map.remove("status");
     }
+    without_origin(&mut object);
     object
+}
+
+/// Removes [`ORIGIN_UID`] (and an annotation map it leaves empty).
+fn without_origin(object: &mut Value) {
+    let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) else {
+        return;
+    };
+    let emptied = match meta.get_mut("annotations").and_then(Value::as_object_mut) {
+        Some(annotations) => {
+            annotations.remove(ORIGIN_UID);
+            annotations.is_empty()
+        }
+        None => false,
+    };
+    if emptied {
+        meta.remove("annotations");
+    }
+}
+
+/// The uid that identifies `theirs` as one of ours: its own, or the one it had here.
+fn identity(theirs: &Value) -> &str {
+    theirs["metadata"]["annotations"][ORIGIN_UID]
+        .as_str()
+        .unwrap_or_else(|| host::uid_of(theirs))
 }
 
 fn deleting(object: &Value) -> bool {
@@ -78,7 +110,7 @@ fn for_ours(ours: &Value, theirs: Option<&Value>, status_sub: bool) -> Vec<Op> {
     let status_of = |o: &Value| o.get("status").cloned().unwrap_or(Value::Null);
     let delete = deleting(ours);
     match theirs {
-        Some(theirs) if host::uid_of(theirs) == host::uid_of(ours) => {
+        Some(theirs) if identity(theirs) == host::uid_of(ours) => {
             let main = comparable(ours, status_sub) != comparable(theirs, status_sub);
             let status = status_sub && status_of(ours) != status_of(theirs);
             let delete = delete && !deleting(theirs);
@@ -86,7 +118,12 @@ fn for_ours(ours: &Value, theirs: Option<&Value>, status_sub: bool) -> Vec<Op> {
                 return Vec::new();
             }
             let mut object = ours.clone();
-            object["metadata"]["resourceVersion"] = theirs["metadata"]["resourceVersion"].clone();
+            let meta = &mut object["metadata"];
+            meta["resourceVersion"] = theirs["metadata"]["resourceVersion"].clone();
+            meta["uid"] = theirs["metadata"]["uid"].clone();
+            if let Some(origin) = theirs["metadata"]["annotations"].get(ORIGIN_UID) {
+                meta["annotations"][ORIGIN_UID] = origin.clone();
+            }
             vec![Op::Update {
                 object,
                 main,
@@ -97,7 +134,8 @@ fn for_ours(ours: &Value, theirs: Option<&Value>, status_sub: bool) -> Vec<Op> {
         other => {
             let mut ops: Vec<Op> = other.map(delete_op).into_iter().collect();
             let status = status_sub && !status_of(ours).is_null();
-            let object = comparable(ours, false);
+            let mut object = comparable(ours, false);
+            object["metadata"]["annotations"][ORIGIN_UID] = ours["metadata"]["uid"].clone();
             ops.push(Op::Create {
                 object,
                 status,

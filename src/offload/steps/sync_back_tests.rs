@@ -50,7 +50,9 @@ fn ours_only_is_created_without_server_set_metadata() {
     let ours = [obj("b", "u2", "900", json!({"x": 1}), json!({"s": 1}))];
     let ops = plan(&ours, &[], true);
     let created = json!({"apiVersion": "g/v1", "kind": "W",
-        "metadata": {"name": "b", "namespace": "ns"}, "spec": {"x": 1}, "status": {"s": 1}});
+        "metadata": {"name": "b", "namespace": "ns",
+            "annotations": {"crd-apiserver.io/offload-origin-uid": "u2"}},
+        "spec": {"x": 1}, "status": {"s": 1}});
     assert_eq!(ops, vec![Op::Create { object: created, status: true, delete: false }]);
 }
 
@@ -77,4 +79,21 @@ fn ours_being_deleted_is_deleted_at_the_host_after_its_update() {
     let theirs = obj("a", "u1", "12", json!({"x": 1}), Value::Null);
     let ops = plan(&[ours], &[theirs], false);
     assert!(matches!(&ops[..], [Op::Update { main: true, status: false, delete: true, .. }]), "{ops:?}");
+}
+
+#[test]
+fn an_object_created_by_an_earlier_sync_is_the_same_object() {
+    let ours = obj("b", "u2", "900", json!({"x": 1}), json!({"s": 1}));
+    let mut theirs = obj("b", "h9", "31", json!({"x": 1}), json!({"s": 1}));
+    theirs["metadata"]["annotations"] = json!({"crd-apiserver.io/offload-origin-uid": "u2"});
+    assert_eq!(plan(&[ours.clone()], &[theirs.clone()], true), vec![], "synced again: nothing");
+    let mut changed = ours;
+    changed["spec"]["x"] = json!(2);
+    let ops = plan(&[changed], &[theirs], true);
+    let [Op::Update { object, main: true, status: false, delete: false }] = &ops[..] else {
+        panic!("{ops:?}");
+    };
+    assert_eq!(object["metadata"]["uid"], "h9", "the host's uid is the precondition");
+    assert_eq!(object["metadata"]["resourceVersion"], "31");
+    assert_eq!(object["metadata"]["annotations"]["crd-apiserver.io/offload-origin-uid"], "u2");
 }
