@@ -26,6 +26,8 @@ pub struct Attributes<'a> {
     /// `CREATE`, `UPDATE` or `DELETE`.
     pub operation: &'a str,
     pub username: &'a str,
+    /// `dryRun=All`.
+    pub dry_run: bool,
     /// The object's name (a create's `generateName` when it has no name; `Unknown` without).
     pub name: &'a str,
 }
@@ -63,16 +65,22 @@ impl Denial {
     }
 }
 
-/// The user a matchCondition exempts, when it is exactly `request.userInfo.username != '<u>'`.
-pub fn exempted_user(expression: &str) -> Option<&str> {
+/// The user a matchCondition exempts, when it is exactly `request.userInfo.username != '<u>'`
+/// (every write of `<u>`) or that `|| request.dryRun` (only `<u>`'s non-dry-run writes):
+/// the user and whether its dry runs are exempt too.
+pub fn exempted_user(expression: &str) -> Option<(&str, bool)> {
+    let expression = expression.trim();
+    let (expression, dry_runs) = match expression.strip_suffix("|| request.dryRun") {
+        Some(rest) => (rest.trim(), false),
+        None => (expression, true),
+    };
     let quoted = expression
-        .trim()
         .strip_prefix("request.userInfo.username")?
         .trim_start()
         .strip_prefix("!=")?
         .trim();
     let user = quoted.strip_prefix('\'')?.strip_suffix('\'')?;
-    (!user.contains('\'')).then_some(user)
+    (!user.contains('\'')).then_some((user, dry_runs))
 }
 
 fn listed(value: &Value, wanted: &str) -> bool {
@@ -89,7 +97,8 @@ fn names_resource(rules: &Value, plural: &str, subresource: &str) -> bool {
     };
     rules.as_array().into_iter().flatten().any(|r| {
         let r = r.as_str().unwrap_or_default();
-        r == "*"
+        r == "*/*"
+            || (r == "*" && subresource.is_empty())
             || r == full
             || (!subresource.is_empty()
                 && (r == format!("*/{subresource}") || r == format!("{plural}/*")))
@@ -110,7 +119,9 @@ pub fn policy_matches(policy: &Value, a: &Attributes) -> bool {
             && names_resource(&rule["resources"], a.resource.plural, a.subresource)
     });
     let condition = policy["spec"]["matchConditions"][0]["expression"].as_str();
-    let exempt = condition.and_then(exempted_user) == Some(a.username);
+    let exempt = condition
+        .and_then(exempted_user)
+        .is_some_and(|(user, dry_runs)| user == a.username && (dry_runs || !a.dry_run));
     ruled && !exempt
 }
 

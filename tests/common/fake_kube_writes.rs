@@ -178,18 +178,13 @@ fn write(
         namespace.unwrap_or_default().to_string(),
         write.name.unwrap_or_default().to_string(),
     );
-    fenced(
-        shared,
-        call,
-        &write,
-        &op,
-        collection.lock().objects.contains_key(&key),
-    )?;
     let in_body = *call.method == Method::DELETE
         && parse_json(call.body)?["dryRun"]
             .as_array()
             .is_some_and(|d| !d.is_empty());
     let dry_run = in_body || params.get("dryRun").is_some_and(|d| !d.is_empty());
+    let exists = collection.lock().objects.contains_key(&key);
+    fenced(shared, call, &write, &op, exists, dry_run)?;
     let (code, answer) = {
         let mut state = collection.lock();
         let old = state.objects.get(&key).cloned();
@@ -231,6 +226,7 @@ fn fenced(
     write: &Write,
     op: &Op,
     exists: bool,
+    dry_run: bool,
 ) -> Result<(), Failure> {
     let operation = match (op, exists) {
         (Op::Create(_), _) | (Op::Patch(Patch::Apply { .. }), false) => "CREATE",
@@ -249,6 +245,7 @@ fn fenced(
         subresource: if write.status { "status" } else { "" },
         operation,
         username: call.username,
+        dry_run,
         name: &name,
     };
     match fence::denial(&policies, &bindings, &attributes) {

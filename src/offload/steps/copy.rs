@@ -48,7 +48,10 @@ async fn pass(
             None => break,
         }
     }
-    for object in gone(here::list(state, &served.group, &served.plural).await?, &seen) {
+    for object in gone(
+        here::list(state, &served.group, &served.plural).await?,
+        &seen,
+    ) {
         let (namespace, name) = host::key_of(&object);
         let uid = host::uid_of(&object);
         here::restore_delete(state, served, &namespace, &name, uid).await?;
@@ -68,7 +71,11 @@ pub fn clash(
     let their_uid = host::uid_of(theirs);
     (uid != their_uid).then(|| {
         let (namespace, name) = key;
-        let shown = if namespace.is_empty() { name } else { format!("{namespace}/{name}") };
+        let shown = if namespace.is_empty() {
+            name
+        } else {
+            format!("{namespace}/{name}")
+        };
         StepError::Refused(format!(
             "{resource} {shown:?} is stored here with uid {uid} and at the host with uid \
              {their_uid}: it is another object, which the copy would replace"

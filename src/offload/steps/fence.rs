@@ -6,9 +6,9 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::admissionregistration::v1::{
-    MatchCondition, MatchResources, NamedRuleWithOperations, Validation,
-    ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
-    ValidatingAdmissionPolicyBindingSpec, ValidatingAdmissionPolicySpec,
+    MatchCondition, MatchResources, NamedRuleWithOperations, ValidatingAdmissionPolicy,
+    ValidatingAdmissionPolicyBinding, ValidatingAdmissionPolicyBindingSpec,
+    ValidatingAdmissionPolicySpec, Validation,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde_json::Value;
@@ -150,7 +150,10 @@ pub fn plan(existing: Option<&Value>, desired: &Value) -> Put {
         return Put::Nothing;
     }
     let mut updated = existing.clone();
-    let mut merged = existing["metadata"]["labels"].as_object().cloned().unwrap_or_default();
+    let mut merged = existing["metadata"]["labels"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
     merged.extend(labels.as_object().cloned().unwrap_or_default());
     updated["metadata"]["labels"] = Value::Object(merged);
     updated["spec"] = desired["spec"].clone();

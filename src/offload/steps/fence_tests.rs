@@ -6,7 +6,8 @@ use super::*;
 
 #[test]
 fn policy_denies_group_writes_to_all_but_our_own_non_dry_run_writes() {
-    let policy = serde_json::to_value(policy("stable.example.com", "system:serviceaccount:ns:sa")).unwrap();
+    let policy =
+        serde_json::to_value(policy("stable.example.com", "system:serviceaccount:ns:sa")).unwrap();
     assert_eq!(
         policy,
         json!({
@@ -77,10 +78,22 @@ fn match_condition_quotes_the_username_as_a_cel_string() {
 #[test]
 fn covers_table() {
     let cases = [
-        (json!({"a": 1, "b": {"c": 2, "d": 3}}), json!({"b": {"c": 2}}), true),
+        (
+            json!({"a": 1, "b": {"c": 2, "d": 3}}),
+            json!({"b": {"c": 2}}),
+            true,
+        ),
         (json!({"a": 1}), json!({"a": 2}), false),
-        (json!({"a": [{"x": 1, "y": 2}]}), json!({"a": [{"x": 1}]}), true),
-        (json!({"a": [{"x": 1}, {"x": 2}]}), json!({"a": [{"x": 1}]}), false),
+        (
+            json!({"a": [{"x": 1, "y": 2}]}),
+            json!({"a": [{"x": 1}]}),
+            true,
+        ),
+        (
+            json!({"a": [{"x": 1}, {"x": 2}]}),
+            json!({"a": [{"x": 1}]}),
+            false,
+        ),
         (json!({}), json!({"a": null}), false),
         (json!("s"), json!("s"), true),
     ];
@@ -110,7 +123,9 @@ fn plan_changed_spec_updates_keeping_resource_version_and_other_labels() {
         "spec": {"a": 2, "b": 3}});
     assert_eq!(
         plan(Some(&existing), &desired),
-        Put::Update(json!({"metadata": {"name": "p", "resourceVersion": "7", "labels": {"o": "x", "l": "v"}},
-            "spec": {"a": 1}}))
+        Put::Update(
+            json!({"metadata": {"name": "p", "resourceVersion": "7", "labels": {"o": "x", "l": "v"}},
+            "spec": {"a": 1}})
+        )
     );
 }

@@ -56,9 +56,8 @@ pub async fn list(state: &AppState, group: &str, plural: &str) -> Result<Vec<Val
             .map_err(|e| StepError::Transient(format!("listing {prefix} here: {e}")))?;
         revision = page.revision;
         for kv in &page.kvs {
-            let object: Value = serde_json::from_slice(&kv.value).map_err(|e| {
-                StepError::Transient(format!("decoding {} here: {e}", kv.key))
-            })?;
+            let object: Value = serde_json::from_slice(&kv.value)
+                .map_err(|e| StepError::Transient(format!("decoding {} here: {e}", kv.key)))?;
             objects.push(object);
         }
         match (page.more, page.kvs.last()) {

@@ -187,7 +187,9 @@ pub async fn replace(
     let (_, name) = key_of(object);
     let params = post_params(dry_run);
     let request = match subresource {
-        Some(sub) => Request::new(collection).replace_subresource(sub, &name, &params, body(object)?),
+        Some(sub) => {
+            Request::new(collection).replace_subresource(sub, &name, &params, body(object)?)
+        }
         None => Request::new(collection).replace(&name, &params, body(object)?),
     };
     client.request(built(request)?).await

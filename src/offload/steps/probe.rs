@@ -125,7 +125,10 @@ pub async fn at_host(
 }
 
 /// Judges our own ValidatingAdmissionPolicy plugin's answer to the synthetic probe.
-pub fn judge_here(answer: Option<Result<(), ApiError>>, denial: &str) -> Result<Verdict, StepError> {
+pub fn judge_here(
+    answer: Option<Result<(), ApiError>>,
+    denial: &str,
+) -> Result<Verdict, StepError> {
     match answer {
         None => Err(StepError::Transient(
             "the ValidatingAdmissionPolicy admission plugin is not enabled here, so the fence \
@@ -150,7 +153,10 @@ async fn probe_here_once(
         dry_run: true,
         ..WriteOptions::default()
     };
-    let user = UserInfo::new(PROBE_USER.to_string(), vec!["system:authenticated".to_string()]);
+    let user = UserInfo::new(
+        PROBE_USER.to_string(),
+        vec!["system:authenticated".to_string()],
+    );
     let recorder = Recorder::default();
     let namespace = if resource.namespaced { "default" } else { "" };
     let mut object = json!({
@@ -207,9 +213,7 @@ pub async fn here(
                         resource.crd_name
                     )));
                 }
-                Verdict::NotYet(_) | Verdict::Unprobeable(_) => {
-                    tokio::time::sleep(INTERVAL).await
-                }
+                Verdict::NotYet(_) | Verdict::Unprobeable(_) => tokio::time::sleep(INTERVAL).await,
             }
         }
     }

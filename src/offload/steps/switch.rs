@@ -56,7 +56,10 @@ pub fn switched_back(current: &APIService) -> Option<APIService> {
 pub fn available(apiservice: &APIService, desired: &APIService) -> bool {
     let routed = apiservice.spec.as_ref().and_then(|s| s.service.as_ref())
         == desired.spec.as_ref().and_then(|s| s.service.as_ref());
-    let conditions = apiservice.status.as_ref().and_then(|s| s.conditions.as_ref());
+    let conditions = apiservice
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref());
     let up = conditions.into_iter().flatten().any(|c| {
         c.type_ == "Available" && c.status == "True" && c.reason.as_deref() != Some(LOCAL_REASON)
     });

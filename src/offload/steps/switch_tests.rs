@@ -42,7 +42,10 @@ fn automanaged() -> APIService {
 fn switched_drops_automanaged_adds_owner_and_routes_to_us() {
     let wanted = desired().apiservice("g.example.com", "v1");
     let next = serde_json::to_value(switched(&automanaged(), &wanted).unwrap()).unwrap();
-    assert_eq!(next["metadata"]["labels"], json!({"keep": "me", "crd-apiserver.io/service": "crd.api"}));
+    assert_eq!(
+        next["metadata"]["labels"],
+        json!({"keep": "me", "crd-apiserver.io/service": "crd.api"})
+    );
     assert_eq!(next["metadata"]["resourceVersion"], "42");
     assert_eq!(
         next["spec"],
@@ -81,12 +84,17 @@ fn available_needs_our_route_and_a_remote_available_condition() {
     let d = desired();
     let wanted = d.apiservice("g.example.com", "v1");
     let local = automanaged();
-    assert!(!available(&local, &wanted), "local Available=True proves nothing");
+    assert!(
+        !available(&local, &wanted),
+        "local Available=True proves nothing"
+    );
     let mut ours = switched(&local, &wanted).unwrap();
     assert!(!available(&ours, &wanted), "still the Local condition");
     let with = |status: &str, reason: &str| {
-        serde_json::from_value(json!({"conditions": [{"type": "Available", "status": status,
-            "reason": reason, "lastTransitionTime": "2025-01-01T00:00:01Z"}]}))
+        serde_json::from_value(
+            json!({"conditions": [{"type": "Available", "status": status,
+            "reason": reason, "lastTransitionTime": "2025-01-01T00:00:01Z"}]}),
+        )
         .unwrap()
     };
     ours.status = Some(with("False", "MissingEndpoints"));
@@ -94,11 +102,21 @@ fn available_needs_our_route_and_a_remote_available_condition() {
     ours.status = Some(with("True", "Passed"));
     assert!(available(&ours, &wanted));
     let mut elsewhere = ours.clone();
-    elsewhere.spec.as_mut().unwrap().service.as_mut().unwrap().name = Some("other".into());
+    elsewhere
+        .spec
+        .as_mut()
+        .unwrap()
+        .service
+        .as_mut()
+        .unwrap()
+        .name = Some("other".into());
     assert!(!available(&elsewhere, &wanted));
 }
 
 #[test]
 fn version_of_strips_the_group() {
-    assert_eq!(version_of("v1beta1.g.example.com", "g.example.com"), "v1beta1");
+    assert_eq!(
+        version_of("v1beta1.g.example.com", "g.example.com"),
+        "v1beta1"
+    );
 }

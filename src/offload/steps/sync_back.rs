@@ -63,7 +63,7 @@ fn metadata(object: &Value) -> Map<String, Value> {
 }
 
 /// `object` without the fields the host sets and, with a `/status` subresource, status.
-fn comparable(object: &Value, status_subresource: bool) -> Value {
+fn sendable(object: &Value, status_subresource: bool) -> Value {
     let mut object = object.clone();
     if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         for field in SERVER_SET {
@@ -74,6 +74,16 @@ fn comparable(object: &Value, status_subresource: bool) -> Value {
         map.remove("status");
     }
     without_origin(&mut object);
+    object
+}
+
+/// What is compared: [`sendable`] without managedFields too (the host adds its own entry
+/// for our write whatever we send, so they never come out equal; ours go with any write).
+fn comparable(object: &Value, status_subresource: bool) -> Value {
+    let mut object = sendable(object, status_subresource);
+    if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.remove("managedFields");
+    }
     object
 }
 
@@ -134,7 +144,7 @@ fn for_ours(ours: &Value, theirs: Option<&Value>, status_sub: bool) -> Vec<Op> {
         other => {
             let mut ops: Vec<Op> = other.map(delete_op).into_iter().collect();
             let status = status_sub && !status_of(ours).is_null();
-            let mut object = comparable(ours, false);
+            let mut object = sendable(ours, false);
             object["metadata"]["annotations"][ORIGIN_UID] = ours["metadata"]["uid"].clone();
             ops.push(Op::Create {
                 object,
@@ -164,7 +174,7 @@ pub fn plan(ours: &[Value], theirs: &[Value], status_subresource: bool) -> Vec<O
         ours.iter().map(host::key_of).collect();
     let mut ops: Vec<Op> = theirs
         .iter()
-        .filter(|o| !our_keys.contains(&host::key_of(o)))
+        .filter(|o| !our_keys.contains(&host::key_of(o)) && !deleting(o))
         .map(delete_op)
         .collect();
     for object in ours {
@@ -189,7 +199,11 @@ async fn put_status(
 }
 
 /// Does one op; what it wrote (`written`, `recreated`, `deleted`).
-async fn apply(client: &kube::Client, resource: &HostResource, op: Op) -> Result<Copied, kube::Error> {
+async fn apply(
+    client: &kube::Client,
+    resource: &HostResource,
+    op: Op,
+) -> Result<Copied, kube::Error> {
     let one = |written, recreated, deleted| Copied {
         listed: 0,
         written,
@@ -264,9 +278,12 @@ pub async fn sync_back(
         let theirs = host::list_all(client, &resource).await?;
         total.listed += ours.len();
         for op in plan(&ours, &theirs, resource.status) {
-            let done = apply(client, &resource, op)
-                .await
-                .map_err(|e| host::transient(&format!("writing {} back to the host", resource.crd_name), e))?;
+            let done = apply(client, &resource, op).await.map_err(|e| {
+                host::transient(
+                    &format!("writing {} back to the host", resource.crd_name),
+                    e,
+                )
+            })?;
             total.written += done.written;
             total.recreated += done.recreated;
             total.deleted += done.deleted;
