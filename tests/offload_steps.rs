@@ -19,7 +19,7 @@ use crd_apiserver::offload::{Copied, StepError, Steps};
 use fake_kube::collections::{Resource, VALIDATING_POLICIES, VALIDATING_POLICY_BINDINGS};
 use fake_kube::host::APISERVICES;
 use fake_kube::users::SERVICE_ACCOUNT_USER;
-use harness::{GROUP, Harness, widget};
+use harness::{Admission, GROUP, Harness, widget};
 use serde_json::{Value, json};
 
 const WIDGETS: &str = "/apis/widgets.example.com/v1/namespaces/default/widgets";
@@ -130,6 +130,31 @@ async fn fence_denies_host_writes_but_ours_and_lifting_restores_them() {
         .unwrap();
     assert!(host_widget(&h, "b").is_some());
     h.mover.lift_fence(&unit).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fence_while_served_here_waits_for_our_own_admission_to_deny() {
+    let h = Harness::with(Admission::HostPolicies).await;
+    let unit = h.unit();
+    h.mover.serve(&unit).await.unwrap();
+    // Give-back: we serve the group, so the fence must hold the writes that reach us too;
+    // it returns only once our ValidatingAdmissionPolicy plugin has the host's policy.
+    // (Before the fence had kube's default selectors written out, our plugin refused the
+    // undefaulted policy and this probe never met the fence's denial.)
+    h.mover.fence(&unit).await.unwrap();
+    h.mover.lift_fence(&unit).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fence_while_served_here_without_our_policy_plugin_is_transient() {
+    let h = Harness::start().await;
+    let unit = h.unit();
+    h.mover.serve(&unit).await.unwrap();
+    let err = h.mover.fence(&unit).await.unwrap_err();
+    assert!(
+        matches!(&err, StepError::Transient(m) if m.contains("ValidatingAdmissionPolicy admission plugin is not enabled here")),
+        "{err:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,12 +1,19 @@
 //! The steps' harness: the fake host cluster, our serving state built in-process as
 //! `server::run` builds it (an embedded store in a temporary directory, the live
-//! definitions, an admission chain without plugins), and the real `Mover` between them.
+//! definitions, an admission chain that is empty or holds the ValidatingAdmissionPolicy
+//! plugin following the fake host's policies), and the real `Mover` between them.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use crd_apiserver::admission::Chain;
 use crd_apiserver::admission::metrics::AdmissionMetrics;
+use crd_apiserver::admission::namespace::NamespaceLifecycle;
+use crd_apiserver::admission::policy::generic::kinds::ValidatingPolicies;
+use crd_apiserver::admission::policy::generic::params::host::HostParams;
+use crd_apiserver::admission::policy::generic::plugin::Policies;
+use crd_apiserver::admission::policy::generic::source::Source;
+use crd_apiserver::admission::{Chain, Plugin};
+use crd_apiserver::cel::lib::authz::{Answer, Attributes, Authorizer, Decision};
 use crd_apiserver::crd::catalog::Catalog;
 use crd_apiserver::crd::live::Definitions;
 use crd_apiserver::error::ApiError;
@@ -38,6 +45,45 @@ impl Authorize for AllowAll {
     fn authorize<'a>(&'a self, _: &'a UserInfo, _: &'a RequestInfo) -> Authorizing<'a> {
         Box::pin(async { Ok::<(), ApiError>(()) })
     }
+}
+
+struct CelAllowAll;
+
+impl Authorizer for CelAllowAll {
+    fn authorize(&self, _: &Attributes) -> Answer {
+        Answer {
+            decision: Decision::Allow,
+            reason: String::new(),
+            error: None,
+        }
+    }
+}
+
+/// Our admission: none, or kube's ValidatingAdmissionPolicy plugin following the host's
+/// policies as `server::run` builds it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Admission {
+    None,
+    HostPolicies,
+}
+
+async fn plugins(admission: Admission, client: &kube::Client, host: &FakeKube) -> Vec<Plugin> {
+    if admission == Admission::None {
+        return Vec::new();
+    }
+    let mut metrics = Metrics::new();
+    let source: Source<ValidatingPolicies> =
+        Source::follow(client.clone(), Arc::new(HostParams::new(client.clone())));
+    let namespaces = NamespaceLifecycle::from_cluster(Some(&host.kubeconfig()))
+        .await
+        .unwrap();
+    let policies = Policies {
+        source,
+        namespaces,
+        authorizer: Arc::new(CelAllowAll),
+        metrics: AdmissionMetrics::register(&mut metrics),
+    };
+    vec![Plugin::ValidatingPolicy(Arc::new(policies))]
 }
 
 /// The host's Widget CRD: namespaced, `v1` stored with `/status`, `v1beta1` served too.
@@ -79,15 +125,20 @@ pub struct Harness {
 }
 
 impl Harness {
-    /// The fake host with the Widget CRD, our empty state, and the mover.
+    /// The fake host with the Widget CRD, our empty state without admission, the mover.
     pub async fn start() -> Harness {
+        Harness::with(Admission::None).await
+    }
+
+    pub async fn with(admission: Admission) -> Harness {
         let host = FakeKube::start();
         host.put_crd(widget_crd());
         let client = host.client().await;
         let dir = tempfile::tempdir().unwrap();
         let store: Arc<dyn Store> = EmbeddedStore::open(dir.path()).unwrap();
         let mut metrics = Metrics::new();
-        let admission = Chain::new(Vec::new(), AdmissionMetrics::register(&mut metrics));
+        let plugins = plugins(admission, &client, &host).await;
+        let admission = Chain::new(plugins, AdmissionMetrics::register(&mut metrics));
         let metrics = Arc::new(metrics);
         let state = Arc::new(AppState {
             definitions: Arc::new(Definitions::fixed(Catalog::default())),

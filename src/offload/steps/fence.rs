@@ -10,7 +10,7 @@ use k8s_openapi::api::admissionregistration::v1::{
     ValidatingAdmissionPolicyBinding, ValidatingAdmissionPolicyBindingSpec,
     ValidatingAdmissionPolicySpec, Validation,
 };
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use serde_json::Value;
 
 use super::host;
@@ -84,6 +84,11 @@ pub fn policy(group: &str, username: &str) -> ValidatingAdmissionPolicy {
                     operations: strings(&["CREATE", "UPDATE", "DELETE"]),
                     ..NamedRuleWithOperations::default()
                 }]),
+                // kube's defaults, written out: a policy source that does not default
+                // them (ours reading an undefaulted object) refuses a nil selector.
+                match_policy: Some("Equivalent".to_string()),
+                namespace_selector: Some(LabelSelector::default()),
+                object_selector: Some(LabelSelector::default()),
                 ..MatchResources::default()
             }),
             match_conditions: Some(vec![MatchCondition {

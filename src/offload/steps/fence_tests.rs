@@ -24,7 +24,8 @@ fn policy_denies_group_writes_to_all_but_our_own_non_dry_run_writes() {
                     "apiVersions": ["*"],
                     "resources": ["*/*"],
                     "operations": ["CREATE", "UPDATE", "DELETE"],
-                }]},
+                }],
+                "matchPolicy": "Equivalent", "namespaceSelector": {}, "objectSelector": {}},
                 "matchConditions": [{
                     "name": "not-crd-apiserver",
                     "expression": "request.userInfo.username != 'system:serviceaccount:ns:sa' || request.dryRun",

@@ -135,7 +135,9 @@ pub fn judge_here(
              cannot hold the writes that reach us"
                 .to_string(),
         )),
-        Some(Err(ApiError::Forbidden { message, .. })) if message.contains(denial) => {
+        // kube's dispatcher answers with the validation's reason and its code (403 for
+        // the fence's `Forbidden`), whatever variant carries it.
+        Some(Err(refusal)) if refusal.code() == 403 && refusal.to_string().contains(denial) => {
             Ok(Verdict::InEffect)
         }
         Some(Ok(())) => Ok(Verdict::NotYet("admitted here".to_string())),
