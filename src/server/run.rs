@@ -33,7 +33,9 @@ use crate::metrics::Metrics;
 use crate::server::chain::Chain;
 use crate::server::definitions::{converters, load_definitions};
 use crate::server::serving::ServingFiles;
-use crate::server::stores::{compact_periodically, encrypting, open_store, traced, watch_cache};
+use crate::server::stores::{
+    compact_periodically, encrypting, follow_catalog, open_store, traced, watch_cache,
+};
 use crate::server::{accept, pki, shutdown, tls};
 use crate::storage::cache::CacheMetrics;
 use crate::storage::encryption::metrics::TransformationMetrics;
@@ -225,15 +227,33 @@ async fn policy_sources(
     ))
 }
 
+/// What a server that listens tells its starter.
+pub struct Listening {
+    pub addr: std::net::SocketAddr,
+    /// The served definitions (offload serves the host's through them).
+    pub definitions: Arc<Definitions>,
+    /// The handlers' state (the restore path writes through it).
+    pub state: Arc<AppState>,
+}
+
 /// Runs the server until SIGTERM/SIGINT; `on_listening` learns the bound address first.
 pub async fn run(
     flags: ServeFlags,
     on_listening: impl FnOnce(std::net::SocketAddr),
 ) -> Result<(), StartError> {
+    run_with(flags, |listening| on_listening(listening.addr)).await
+}
+
+/// [`run`], `on_listening` given the live definitions and the state too (in-process
+/// tests drive the catalog through them).
+pub async fn run_with(
+    flags: ServeFlags,
+    on_listening: impl FnOnce(Listening),
+) -> Result<(), StartError> {
     tls::install_crypto_provider();
     // Every flag problem is reported at once, before anything is read or opened.
     let config = flags.validate()?;
-    raise_open_files_limit(config.transport.max_connections);
+    crate::server::open_files::raise_limit(config.transport.max_connections);
     let flags = &config.flags;
     let mut metrics = Metrics::new();
     let converters = converters(
@@ -263,11 +283,13 @@ pub async fn run(
     let tracer = tracer(&config)?;
     let direct = open_store(&config.store).await?;
     let keys = KeyLayout::new(&flags.etcd_prefix);
-    let (direct, encrypted) =
+    let (direct, coverage) =
         encrypting(&config, &catalog, &keys, direct, transformation_metrics).await?;
+    let encrypted = coverage.is_some();
     // kube's etcd3 spans cover the value's transformation: traced above encryption.
     let direct = traced(direct, Layer::Backend, &tracer, &flags.etcd_prefix);
     let (store, cache) = watch_cache(&catalog, flags, direct, cache_metrics);
+    follow_catalog(&definitions, cache.clone(), coverage, keys.clone());
     let store = match cache {
         Some(_) => traced(store, Layer::Cache, &tracer, &flags.etcd_prefix),
         None => store,
@@ -293,7 +315,7 @@ pub async fn run(
         &metrics,
     );
     let state = Arc::new(AppState {
-        definitions,
+        definitions: definitions.clone(),
         store: store.clone(),
         cache,
         keys,
@@ -332,7 +354,11 @@ pub async fn run(
         source,
     })?;
     tracing::info!(address = %bound, resources = state.catalog().resources().len(), "serving");
-    on_listening(bound);
+    on_listening(Listening {
+        addr: bound,
+        definitions,
+        state: state.clone(),
+    });
     let stop = shutdown::begin(state.clone(), flags.limits.shutdown_delay);
     let limits = accept::Limits {
         max_connections: config.transport.max_connections,
@@ -366,36 +392,4 @@ fn tracer(config: &Config) -> Result<Tracer, StartError> {
         "tracing: exporting spans over OTLP"
     );
     Ok(tracer)
-}
-
-/// Raises the soft open-files limit to the hard one (as Go does since 1.19): the
-/// default soft limit of 1024 would cap connections long before their own limit.
-fn raise_open_files_limit(max_connections: u32) {
-    // The connections, the handshakes and the newcomers waiting for a connection slot,
-    // with room for the store and the cluster clients.
-    let wanted = [max_connections, accept::MAX_HANDSHAKES, accept::MAX_WAITING]
-        .iter()
-        .map(|n| u64::from(*n))
-        .sum::<u64>()
-        + 512;
-    use rustix::process::{Resource, getrlimit, setrlimit};
-    let limit = getrlimit(Resource::Nofile);
-    let raised = rustix::process::Rlimit {
-        current: limit.maximum,
-        maximum: limit.maximum,
-    };
-    let soft = match setrlimit(Resource::Nofile, raised) {
-        Ok(()) => limit.maximum,
-        Err(e) => {
-            tracing::warn!(error = %e, "cannot raise the open-files limit");
-            limit.current
-        }
-    };
-    if let Some(soft) = soft.filter(|s| *s < wanted) {
-        tracing::warn!(
-            limit = soft,
-            wanted,
-            "open-files limit is below what the connection limits need; accepts may fail"
-        );
-    }
 }

@@ -240,5 +240,5 @@ fn watch_from(namespaces: &Namespaces, from: u64) -> Response<Body> {
     let dropped = async move {
         let _ = drops.changed().await;
     };
-    watch_stream(past, live, from, |_| true, dropped)
+    watch_stream(past, live, from, |l| Some(l.into()), dropped)
 }

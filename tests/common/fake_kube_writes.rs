@@ -17,7 +17,7 @@ use super::fence::{self, Attributes};
 use super::fields::Writer;
 use super::queries::{Params, Target, target};
 use super::wire::reply;
-use super::write_core::{Decision, Op, Patch, Preconditions, Write};
+use super::write_core::{self, Decision, Op, Patch, Preconditions, Write};
 
 /// A request as the writes need it.
 pub(super) struct Call<'a> {
@@ -170,6 +170,7 @@ fn write(
     };
     let created;
     if let Op::Create(object) = &mut op {
+        write_core::shape(object)?;
         created = write.create_name(object)?;
         object["metadata"]["name"] = json!(created);
         write.name = Some(&created);

@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::host::{key_of, uid_of};
 use crate::crd::catalog::{Catalog, ServedResource};
 use crate::crd::conversion::{Conversion, ConverterFactory};
+use crate::error::ApiError;
 use crate::handlers::AppState;
 use crate::offload::StepError;
 use crate::storage::RangeRequest;
@@ -80,37 +81,49 @@ pub async fn uids(
         .collect())
 }
 
-/// What a restore did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Restored {
-    Created,
-    Updated,
-    Unchanged,
-}
+pub use crate::handlers::restore::Restored;
 
 /// Stores `object` here exactly as the host has it (handlers' restore path); an object
-/// here under the same key with another uid refuses the move.
+/// here under the same key with another uid (the restore path's 409) refuses the move.
 pub async fn restore(
-    state: &Arc<AppState>,
+    state: &AppState,
     resource: &ServedResource,
     object: Value,
 ) -> Result<Restored, StepError> {
-    let _ = (state, resource, object);
-    Err(StepError::Transient(
-        "the restore path (handlers::restore) is not built yet".to_string(),
-    ))
+    let (namespace, name) = key_of(&object);
+    restored(
+        resource,
+        &namespace,
+        &name,
+        crate::handlers::restore::restore(state, resource, object).await,
+    )
 }
 
-/// Deletes the object here that the host no longer has (uid precondition).
+/// The step error of a restore: a uid clash refuses the move, the rest is retried.
+fn restored<T>(
+    resource: &ServedResource,
+    namespace: &str,
+    name: &str,
+    result: Result<T, ApiError>,
+) -> Result<T, StepError> {
+    result.map_err(|e| {
+        let shown = format!("{}.{} {namespace}/{name}", resource.plural, resource.group);
+        match e {
+            ApiError::Conflict { .. } => StepError::Refused(format!("restoring {shown}: {e}")),
+            other => StepError::Transient(format!("restoring {shown}: {other}")),
+        }
+    })
+}
+
+/// Deletes the object here that the host no longer has (uid precondition; absent is done).
 pub async fn restore_delete(
-    state: &Arc<AppState>,
+    state: &AppState,
     resource: &ServedResource,
     namespace: &str,
     name: &str,
     uid: &str,
 ) -> Result<(), StepError> {
-    let _ = (state, resource, namespace, name, uid);
-    Err(StepError::Transient(
-        "the restore path (handlers::restore) is not built yet".to_string(),
-    ))
+    let scoped = (!namespace.is_empty()).then_some(namespace);
+    let result = crate::handlers::restore::restore_delete(state, resource, scoped, name, uid).await;
+    restored(resource, namespace, name, result).map(|_| ())
 }
