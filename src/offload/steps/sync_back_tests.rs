@@ -132,7 +132,11 @@ fn an_object_created_by_an_earlier_sync_is_the_same_object() {
     let mut theirs = obj("b", "h9", "31", json!({"x": 1}), json!({"s": 1}));
     theirs["metadata"]["annotations"] = json!({"crd-apiserver.io/offload-origin-uid": "u2"});
     assert_eq!(
-        plan(&[ours.clone()], &[theirs.clone()], true),
+        plan(
+            std::slice::from_ref(&ours),
+            std::slice::from_ref(&theirs),
+            true
+        ),
         vec![],
         "synced again: nothing"
     );
