@@ -16,6 +16,7 @@ pub mod head;
 pub mod observed;
 pub mod open_files;
 pub mod pki;
+pub mod registration;
 pub mod run;
 pub mod serving;
 pub mod shutdown;

@@ -30,13 +30,14 @@ use crate::handlers::AppState;
 use crate::handlers::state::Lifecycle;
 use crate::inflight::InFlight;
 use crate::metrics::Metrics;
+use crate::register::reconcile::ReconcileMetrics;
 use crate::server::chain::Chain;
 use crate::server::definitions::{converters, load_definitions};
 use crate::server::serving::ServingFiles;
 use crate::server::stores::{
     compact_periodically, encrypting, follow_catalog, open_store, traced, watch_cache,
 };
-use crate::server::{accept, pki, shutdown, tls};
+use crate::server::{accept, pki, registration, shutdown, tls};
 use crate::storage::cache::CacheMetrics;
 use crate::storage::encryption::metrics::TransformationMetrics;
 use crate::storage::encryption::reload_metrics::ReloadMetrics;
@@ -54,6 +55,9 @@ pub enum StartError {
     Config(#[from] ConfigErrors),
     #[error("setting up delegated authentication or authorization: {0}")]
     Delegation(String),
+    /// `--register-apiservices` or `--serving-ca-secret` could not start.
+    #[error("{0}")]
+    Register(String),
     #[error(transparent)]
     Tls(#[from] tls::TlsError),
     #[error(transparent)]
@@ -89,15 +93,20 @@ impl StartError {
     }
 }
 
-/// Serving TLS from the configured pair, or a self-signed pair in `--cert-dir`, and the
-/// SNI pairs; the returned follower keeps the pairs in step with their files.
+/// Serving TLS from the configured pair, a self-signed pair in `--cert-dir`, or the pair
+/// `--serving-ca-secret` keeps (`registration` wrote it), and the SNI pairs; the
+/// returned follower keeps the pairs in step with their files.
 fn acceptor(
     serving: &Serving,
     transport: &Transport,
+    registration: &registration::Prepared,
 ) -> Result<(TlsAcceptor, ServingFiles), StartError> {
     let (cert, key) = match serving {
         Serving::Files { cert, key } => (cert.clone(), key.clone()),
         Serving::SelfSigned { cert_dir } => pki::self_signed_serving(cert_dir)?,
+        Serving::CaSecret { .. } => registration.serving_pair().ok_or_else(|| {
+            StartError::Register("--serving-ca-secret: no serving pair was prepared".into())
+        })?,
     };
     let (files, serving) = ServingFiles::load(cert, key, &transport.sni)?;
     let config = tls::server_config(serving, &transport.tls)?;
@@ -234,6 +243,9 @@ pub struct Listening {
     pub definitions: Arc<Definitions>,
     /// The handlers' state (the restore path writes through it).
     pub state: Arc<AppState>,
+    /// The APIServices registration keeps (`--register-apiservices`; offload's switch
+    /// writes the same).
+    pub desired: Option<crate::register::desired::Desired>,
 }
 
 /// Runs the server until SIGTERM/SIGINT; `on_listening` learns the bound address first.
@@ -263,7 +275,8 @@ pub async fn run_with(
     );
     let definitions = Arc::new(load_definitions(&flags.crd_dir, Arc::new(converters))?);
     let catalog = definitions.current();
-    let (acceptor, serving_files) = acceptor(&config.serving, &config.transport)?;
+    let registration = registration::prepare(&config).await?;
+    let (acceptor, serving_files) = acceptor(&config.serving, &config.transport, &registration)?;
     tokio::spawn(serving_files.run());
     let cache_metrics = CacheMetrics::register(&mut metrics);
     let transformation_metrics = (
@@ -272,6 +285,7 @@ pub async fn run_with(
     );
     let admission_metrics = AdmissionMetrics::register(&mut metrics);
     let audit_metrics = crate::audit::backend::AuditMetrics::register(&mut metrics);
+    let reconcile_metrics = ReconcileMetrics::register(&mut metrics);
     // kube registers them at init whatever the configuration; series appear with a provider.
     crate::storage::encryption::kms::register_metrics(&mut metrics);
     let metrics = Arc::new(metrics);
@@ -354,7 +368,11 @@ pub async fn run_with(
         source,
     })?;
     tracing::info!(address = %bound, resources = state.catalog().resources().len(), "serving");
+    // Registration follows the live catalog: served group/versions come and go with it.
+    let desired = registration.desired.clone();
+    registration.start(definitions.subscribe(), reconcile_metrics);
     on_listening(Listening {
+        desired,
         addr: bound,
         definitions,
         state: state.clone(),
