@@ -344,7 +344,7 @@ async fn switch_edits_only_the_units_apiservices_once_and_switching_back_restore
             switched["spec"],
             json!({"group": GROUP, "version": version, "groupPriorityMinimum": 1000, "versionPriority": 100,
                 "service": {"namespace": "crd-system", "name": "crd-apiserver", "port": 443},
-                "caBundle": "Q0EgUEVN"})
+                "caBundle": "Q0EgUEVN", "insecureSkipTLSVerify": false})
         );
     }
     assert_eq!(

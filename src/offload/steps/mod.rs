@@ -93,8 +93,17 @@ pub async fn whoami(client: &kube::Client) -> Result<String, StepError> {
         .ok_or_else(|| StepError::Transient("SelfSubjectReview: no username".to_string()))
 }
 
-fn refused(error: impl std::fmt::Display) -> StepError {
-    StepError::Refused(error.to_string())
+/// Runs a change of the live definitions (compiled synchronously, schemas and CEL,
+/// under a lock) off the runtime's workers; a refused definition refuses the move.
+async fn blocking<E: std::fmt::Display + Send + 'static>(
+    change: impl FnOnce() -> Result<(), E> + Send + 'static,
+) -> Result<(), StepError> {
+    match tokio::task::spawn_blocking(change).await {
+        Ok(result) => result.map_err(|e| StepError::Refused(e.to_string())),
+        Err(e) => Err(StepError::Transient(format!(
+            "changing the served definitions: {e}"
+        ))),
+    }
 }
 
 #[async_trait::async_trait]
@@ -120,14 +129,13 @@ impl Steps for Mover {
     }
 
     async fn serve(&self, unit: &Unit) -> Result<(), StepError> {
-        self.state.definitions.serve(&unit.crds).map_err(refused)
+        let (state, crds) = (self.state.clone(), unit.crds.clone());
+        blocking(move || state.definitions.serve(&crds)).await
     }
 
     async fn stop_serving(&self, unit: &Unit) -> Result<(), StepError> {
-        self.state
-            .definitions
-            .stop_serving(&Mover::names(unit))
-            .map_err(refused)
+        let (state, names) = (self.state.clone(), Mover::names(unit));
+        blocking(move || state.definitions.stop_serving(&names)).await
     }
 
     async fn switch(&self, unit: &Unit) -> Result<(), StepError> {

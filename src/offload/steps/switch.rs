@@ -32,7 +32,19 @@ pub fn switched(current: &APIService, desired: &APIService) -> Option<APIService
     labels.remove(AUTOMANAGED_LABEL);
     labels.extend(desired.metadata.labels.clone().unwrap_or_default());
     next.spec = desired.spec.clone();
-    (next != *current).then_some(next)
+    (normalized(&next) != normalized(current)).then_some(next)
+}
+
+/// `apiservice` as compared: `insecureSkipTLSVerify: false` is its absence (kube omits a
+/// false one when it answers), so an APIService switched already is not written again.
+fn normalized(apiservice: &APIService) -> APIService {
+    let mut apiservice = apiservice.clone();
+    if let Some(spec) = apiservice.spec.as_mut()
+        && spec.insecure_skip_tls_verify == Some(false)
+    {
+        spec.insecure_skip_tls_verify = None;
+    }
+    apiservice
 }
 
 /// `current` pointed back at the host (local: no service, no caBundle, kube's CRD
@@ -48,7 +60,7 @@ pub fn switched_back(current: &APIService) -> Option<APIService> {
     spec.insecure_skip_tls_verify = None;
     spec.group_priority_minimum = CRD_GROUP_PRIORITY_MINIMUM;
     spec.version_priority = CRD_VERSION_PRIORITY;
-    (next != *current).then_some(next)
+    (normalized(&next) != normalized(current)).then_some(next)
 }
 
 /// Whether `apiservice` routes to us and kube-aggregator found it `Available=True` (a

@@ -50,7 +50,8 @@ fn switched_drops_automanaged_adds_owner_and_routes_to_us() {
     assert_eq!(
         next["spec"],
         json!({"group": "g.example.com", "version": "v1", "groupPriorityMinimum": 1000, "versionPriority": 15,
-            "service": {"namespace": "crd", "name": "api", "port": 443}, "caBundle": "Q0E="})
+            "service": {"namespace": "crd", "name": "api", "port": 443}, "caBundle": "Q0E=",
+            "insecureSkipTLSVerify": false})
     );
 }
 
@@ -59,6 +60,14 @@ fn switched_twice_changes_nothing() {
     let wanted = desired().apiservice("g.example.com", "v1");
     let once = switched(&automanaged(), &wanted).unwrap();
     assert_eq!(switched(&once, &wanted), None);
+}
+
+#[test]
+fn switched_as_kube_answers_it_without_a_false_insecure_skip_changes_nothing() {
+    let wanted = desired().apiservice("g.example.com", "v1");
+    let mut answered = switched(&automanaged(), &wanted).unwrap();
+    answered.spec.as_mut().unwrap().insecure_skip_tls_verify = None;
+    assert_eq!(switched(&answered, &wanted), None);
 }
 
 #[test]
