@@ -177,6 +177,15 @@ impl Cluster {
         )
     }
 
+    /// The host as our server sees it: the front, with the fake's kubeconfig token.
+    pub fn as_our_server(&self) -> Upstream {
+        Upstream::with_token(
+            format!("https://{}", self.front.addr),
+            &self.pki.serving_ca.pem.cert,
+            SERVICE_ACCOUNT_TOKEN,
+        )
+    }
+
     /// The reference apiextensions-apiserver directly, as the admin.
     pub fn reference_admin(&self) -> Upstream {
         Upstream::new(

@@ -20,15 +20,16 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::body::Body;
+use bytes::Bytes;
 use crd_apiserver::server::pki::Pem;
-use http::{Request, Response, StatusCode};
+use http::{Method, Request, Response, StatusCode};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
 /// The user the fake's kubeconfig token authenticates as (the server's service account).
@@ -42,8 +43,25 @@ pub struct Upstream {
 }
 
 impl Upstream {
+    /// `base` trusting `ca_pem`, sending `Authorization: Bearer <token>` (as our server
+    /// talks to the host with the fake's kubeconfig).
+    pub fn with_token(base: String, ca_pem: &str, token: &str) -> Upstream {
+        let mut headers = http::HeaderMap::new();
+        headers.insert("authorization", format!("Bearer {token}").parse().unwrap());
+        Self::build(base, ca_pem, None, headers)
+    }
+
     /// `base` (scheme and authority) trusting `ca_pem`, presenting `identity` when given.
     pub fn new(base: String, ca_pem: &str, identity: Option<&Pem>) -> Upstream {
+        Self::build(base, ca_pem, identity, http::HeaderMap::new())
+    }
+
+    fn build(
+        base: String,
+        ca_pem: &str,
+        identity: Option<&Pem>,
+        headers: http::HeaderMap,
+    ) -> Upstream {
         let _ = rustls::crypto::ring::default_provider().install_default();
         let mut roots = rustls::RootCertStore::empty();
         for ca in CertificateDer::pem_slice_iter(ca_pem.as_bytes()) {
@@ -62,6 +80,7 @@ impl Upstream {
         };
         let client = reqwest::Client::builder()
             .use_preconfigured_tls(tls)
+            .default_headers(headers)
             .build()
             .unwrap();
         Upstream { base, client }
@@ -210,13 +229,16 @@ async fn forward(routes: &Routes, req: Request<Incoming>) -> Response<Body> {
     let method = req.method().clone();
     let mut out = upstream
         .client
-        .request(method, format!("{}{path_and_query}", upstream.base));
+        .request(method.clone(), format!("{}{path_and_query}", upstream.base));
     for (name, value) in req.headers() {
         if passed(name.as_str(), to_fake) {
             out = out.header(name, value);
         }
     }
+    let policy_write =
+        matches!(method, Method::POST | Method::PUT) && path_and_query.starts_with(POLICIES);
     let body = match req.into_body().collect().await {
+        Ok(b) if policy_write => defaulted(b.to_bytes()),
         Ok(b) => b.to_bytes(),
         Err(_) => return status(StatusCode::BAD_REQUEST, "request body"),
     };
@@ -231,6 +253,54 @@ async fn forward(routes: &Routes, req: Request<Incoming>) -> Response<Body> {
         }
     }
     back.body(Body::from_stream(resp.bytes_stream())).unwrap()
+}
+
+const POLICIES: &str = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies";
+
+/// A ValidatingAdmissionPolicy as kube-apiserver stores it: its defaulting (kubernetes
+/// pkg/apis/admissionregistration/v1/defaults.go) fills `failurePolicy: Fail` and, in
+/// `matchConstraints`, `matchPolicy: Equivalent` and empty `namespaceSelector` and
+/// `objectSelector`, and each rule's `scope: "*"`. The fake stores what it is sent, and the
+/// reference's policy plugin reads a missing selector as "matches nothing".
+pub fn default_policy(policy: &mut Value) {
+    let Some(spec) = policy.get_mut("spec").and_then(Value::as_object_mut) else {
+        return;
+    };
+    spec.entry("failurePolicy").or_insert_with(|| json!("Fail"));
+    if let Some(constraints) = spec
+        .get_mut("matchConstraints")
+        .and_then(Value::as_object_mut)
+    {
+        constraints
+            .entry("matchPolicy")
+            .or_insert_with(|| json!("Equivalent"));
+        constraints
+            .entry("namespaceSelector")
+            .or_insert_with(|| json!({}));
+        constraints
+            .entry("objectSelector")
+            .or_insert_with(|| json!({}));
+        for rule in constraints
+            .get_mut("resourceRules")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(rule) = rule.as_object_mut() {
+                rule.entry("scope").or_insert_with(|| json!("*"));
+            }
+        }
+    }
+}
+
+fn defaulted(body: Bytes) -> Bytes {
+    match serde_json::from_slice::<Value>(&body) {
+        Ok(mut policy) => {
+            default_policy(&mut policy);
+            Bytes::from(policy.to_string())
+        }
+        Err(_) => body,
+    }
 }
 
 fn status(code: StatusCode, message: &str) -> Response<Body> {
