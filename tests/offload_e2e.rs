@@ -19,15 +19,19 @@ mod fake_kube;
 mod front;
 #[path = "offload_e2e/host.rs"]
 mod host;
+#[path = "offload_e2e/moves.rs"]
+mod moves;
 #[path = "offload_e2e/peers.rs"]
 mod peers;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use cluster::{APISERVICES, Cluster, OUR_SERVICE, apiservice, create, get};
+use base64::Engine;
+use cluster::{APISERVICES, Cluster, OUR_SERVICE, apiservice, available, create, get};
 use fake_kube::collections::VALIDATING_POLICY_BINDINGS;
 use front::{HOST_USER, Upstream};
+use moves::{Write, Writer};
 use serde_json::{Value, json};
 
 const IGNORED: &str = "needs the reference apiextensions-apiserver and a locally built kube-aggregator (see tests/offload_e2e/README.md)";
@@ -168,4 +172,286 @@ async fn fence_at_the_reference_denies_others_and_our_dry_runs_not_our_writes() 
         Value::Null,
         "the fenced status write changed nothing"
     );
+}
+
+fn our_ca_bundle(cluster: &Cluster) -> Value {
+    json!(base64::engine::general_purpose::STANDARD.encode(&cluster.our_ca.pem.cert))
+}
+
+/// Registration: `--register-apiservices` makes our APIService, which the real aggregator finds
+/// Available with our CA in `caBundle` (its discovery check verified our serving certificate
+/// with it), and kubectl through the aggregator lists what we serve.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the reference apiextensions-apiserver and a locally built kube-aggregator (see tests/offload_e2e/README.md)"]
+async fn registration_flag_apiservice_available_with_our_ca_and_kubectl_lists_through_aggregator() {
+    let mut cluster = Cluster::start(&[]).await;
+    let crds = own_crds(&cluster);
+    let flags = cluster.register_flags();
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    cluster.start_ours(&crds, &flags);
+    let condition = cluster
+        .wait_available("v1.stable.example.com", Duration::from_secs(90))
+        .await;
+    assert_eq!(condition["reason"], "Passed", "{condition}");
+    let ours = cluster.apiservice("v1.stable.example.com").await;
+    assert_eq!(ours["spec"]["caBundle"], our_ca_bundle(&cluster), "{ours}");
+    assert_eq!(
+        ours["spec"]["service"],
+        json!({"namespace": "default", "name": "crd-apiserver", "port": cluster.our_port})
+    );
+    assert_eq!(
+        ours["metadata"]["labels"]["crd-apiserver.io/service"],
+        "default.crd-apiserver"
+    );
+
+    create(&cluster.admin(), CRONTABS, &crontab("through-aggregator")).await;
+    let out = kubectl(
+        &cluster,
+        &["get", "crontabs", "-n", "default", "-o", "json"],
+    );
+    let listed: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(common::item_names(&listed), ["through-aggregator"]);
+    let (code, direct) = get(
+        &cluster.ours_client(),
+        &format!("{CRONTABS}/through-aggregator"),
+    )
+    .await;
+    assert_eq!(code, 200, "{direct}");
+    assert_eq!(
+        direct["metadata"]["uid"],
+        listed["items"][0]["metadata"]["uid"]
+    );
+}
+
+/// Uninstalling without `crd-apiserver unregister`: once our server is gone, the aggregator's
+/// availability check marks our APIService `Available=False` with a reason and message (what
+/// the README's uninstall section quotes) — not a silent hang.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the reference apiextensions-apiserver and a locally built kube-aggregator (see tests/offload_e2e/README.md)"]
+async fn registration_server_stopped_apiservice_unavailable_with_reason() {
+    let mut cluster = Cluster::start(&[]).await;
+    let crds = own_crds(&cluster);
+    let flags = cluster.register_flags();
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    cluster.start_ours(&crds, &flags);
+    cluster
+        .wait_available("v1.stable.example.com", Duration::from_secs(90))
+        .await;
+    cluster.stop_ours();
+    // The aggregator re-checks every 30 s (remote_available_controller.go's resync).
+    let condition = cluster
+        .wait_condition("v1.stable.example.com", "False", Duration::from_secs(75))
+        .await;
+    eprintln!("Available after our server stopped: {condition}");
+    assert_eq!(condition["reason"], "FailedDiscoveryCheck", "{condition}");
+    let message = condition["message"].as_str().unwrap();
+    let url = format!(
+        "https://127.0.0.1:{}/apis/stable.example.com/v1",
+        cluster.our_port
+    );
+    assert!(
+        message.starts_with(&format!("failing or missing response from {url}")),
+        "{message}"
+    );
+    assert!(message.contains("connection refused"), "{message}");
+    let out = common::kubectl_at(
+        &cluster.aggregator_kubeconfig(),
+        &["get", "crontabs", "-n", "default"],
+    );
+    assert!(
+        !out.status.success(),
+        "kubectl must fail while our APIService is unavailable"
+    );
+    eprintln!("kubectl: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Our server with registration and `--offload-selector`, started against the cluster.
+fn start_offloading(cluster: &mut Cluster) {
+    let crds = own_crds(cluster);
+    let mut flags = cluster.register_flags();
+    flags.push(format!("--offload-selector={}", host::SELECTOR));
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    cluster.start_ours(&crds, &flags);
+}
+
+/// The Gadgets served through the aggregator now, by name.
+async fn gadgets(to: &Upstream) -> Vec<Value> {
+    let (code, list) = get(to, host::GADGETS).await;
+    assert_eq!(code, 200, "{list}");
+    list["items"].as_array().unwrap().clone()
+}
+
+fn named<'a>(items: &'a [Value], name: &str) -> &'a Value {
+    items
+        .iter()
+        .find(|i| i["metadata"]["name"] == name)
+        .unwrap_or_else(|| panic!("{name} missing"))
+}
+
+/// The take-over: Gadgets made in the reference before it are served by us afterwards,
+/// through the aggregator, with the same uid, creationTimestamp, generation, metadata,
+/// managedFields and status; a writer creating and updating through the aggregator all the
+/// while sees each write either denied by the fence with kube's text (and absent afterwards)
+/// or landed exactly once; the group's APIService is switched to us (no automanaged label,
+/// our owner label, our Service and caBundle) and stays so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the reference apiextensions-apiserver and a locally built kube-aggregator (see tests/offload_e2e/README.md)"]
+async fn offload_take_over_under_writes_keeps_objects_and_lands_each_write_once() {
+    let mut cluster = Cluster::start(&[host::GROUP]).await;
+    host::install(&cluster).await;
+    let before = moves::made_before(&cluster, 4).await;
+    start_offloading(&mut cluster);
+    cluster
+        .wait_available("v1.stable.example.com", Duration::from_secs(90))
+        .await;
+
+    let writer = Writer::start(cluster.user("writer"));
+    common::eventually(
+        Duration::from_secs(30),
+        "writes landing before the move",
+        || {
+            let landed = writer.landed();
+            async move { (landed >= 4).then_some(()) }
+        },
+    )
+    .await;
+    moves::select(&cluster).await;
+    moves::wait_phase(&cluster, "Offloaded", Duration::from_secs(180)).await;
+    let landed = writer.landed();
+    common::eventually(
+        Duration::from_secs(30),
+        "writes landing after the move",
+        || {
+            let now = writer.landed();
+            async move { (now >= landed + 4).then_some(()) }
+        },
+    )
+    .await;
+    let writes = writer.stop().await;
+
+    let admin = cluster.admin();
+    let now = gadgets(&admin).await;
+    for made in &before[1..] {
+        let name = made["metadata"]["name"].as_str().unwrap();
+        assert_eq!(moves::kept(named(&now, name)), moves::kept(made), "{name}");
+    }
+    let g0 = named(&now, "g-0");
+    assert_eq!(g0["metadata"]["uid"], before[0]["metadata"]["uid"]);
+    assert_eq!(
+        g0["metadata"]["creationTimestamp"],
+        before[0]["metadata"]["creationTimestamp"]
+    );
+    assert_eq!(g0["status"], before[0]["status"]);
+
+    let mut fenced = 0;
+    let mut last_size = None;
+    for write in &writes {
+        match write {
+            Write::Create {
+                seq,
+                code: 201,
+                body,
+            } => {
+                let found: Vec<&Value> = now
+                    .iter()
+                    .filter(|o| o["metadata"]["labels"]["seq"] == json!(seq.to_string()))
+                    .collect();
+                assert_eq!(found.len(), 1, "acknowledged create {seq} present once");
+                assert_eq!(found[0]["metadata"]["uid"], body["metadata"]["uid"]);
+            }
+            Write::Create { seq, code, body } if host::fenced(*code, body) => {
+                fenced += 1;
+                let present = now
+                    .iter()
+                    .any(|o| o["metadata"]["labels"]["seq"] == json!(seq.to_string()));
+                assert!(!present, "fenced create {seq} is absent");
+            }
+            Write::Update {
+                size, code: 200, ..
+            } => last_size = Some(*size),
+            Write::Update { code, body, .. } if host::fenced(*code, body) => fenced += 1,
+            other => panic!("a write neither landed nor was fenced: {other:?}"),
+        }
+    }
+    assert!(
+        fenced > 0,
+        "the fence held some writes ({} writes)",
+        writes.len()
+    );
+    assert_eq!(
+        g0["spec"]["size"],
+        json!(last_size.unwrap()),
+        "g-0 holds the last landed update"
+    );
+
+    // Served by us: our server, asked directly, has them.
+    let (code, direct) = get(&cluster.ours_client(), &format!("{}/g-1", host::GADGETS)).await;
+    assert_eq!(code, 200, "{direct}");
+    assert_eq!(direct["metadata"]["uid"], before[1]["metadata"]["uid"]);
+    let switched = cluster.apiservice(host::APISERVICE).await;
+    let labels = &switched["metadata"]["labels"];
+    assert_eq!(
+        labels["kube-aggregator.kubernetes.io/automanaged"],
+        Value::Null,
+        "{switched}"
+    );
+    assert_eq!(
+        labels["crd-apiserver.io/service"], "default.crd-apiserver",
+        "{switched}"
+    );
+    assert_eq!(switched["spec"]["service"]["name"], "crd-apiserver");
+    assert_eq!(switched["spec"]["caBundle"], our_ca_bundle(&cluster));
+    assert_eq!(available(&switched)["status"], "True", "{switched}");
+}
+
+/// The give-back: `crd-apiserver offload --undo` moves the group back — the APIService is
+/// automanaged and local again, and the reference holds the objects: those it had with their
+/// uids, the one made while we served it (created anew).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the reference apiextensions-apiserver and a locally built kube-aggregator (see tests/offload_e2e/README.md)"]
+async fn offload_undo_gives_the_objects_back_to_the_reference() {
+    let mut cluster = Cluster::start(&[host::GROUP]).await;
+    host::install(&cluster).await;
+    let before = moves::made_before(&cluster, 3).await;
+    start_offloading(&mut cluster);
+    moves::select(&cluster).await;
+    moves::wait_phase(&cluster, "Offloaded", Duration::from_secs(180)).await;
+    let admin = cluster.admin();
+    let (code, here) = host::post(&admin, &host::gadget("made-here", 7), "").await;
+    assert_eq!(code, 201, "{here}");
+
+    let undo = std::process::Command::new(env!("CARGO_BIN_EXE_crd-apiserver"))
+        .args(["offload", "--undo", host::CRD, "--kubeconfig"])
+        .arg(cluster.front_kubeconfig())
+        .output()
+        .unwrap();
+    assert!(
+        undo.status.success(),
+        "offload --undo: {}",
+        String::from_utf8_lossy(&undo.stderr)
+    );
+    let record = moves::wait_phase(&cluster, "Returned", Duration::from_secs(180)).await;
+    assert_eq!(record["direction"], "GiveBack", "{record}");
+
+    let back = cluster.apiservice(host::APISERVICE).await;
+    let labels = &back["metadata"]["labels"];
+    assert_eq!(
+        labels["kube-aggregator.kubernetes.io/automanaged"], "true",
+        "{back}"
+    );
+    assert_eq!(labels["crd-apiserver.io/service"], Value::Null, "{back}");
+    assert_eq!(back["spec"]["service"], Value::Null, "{back}");
+    // Local now: the host (the front, as kube-apiserver would) serves the group from the
+    // reference, which has every object.
+    let at_reference = gadgets(&cluster.reference_admin()).await;
+    for made in &before {
+        let name = made["metadata"]["name"].as_str().unwrap();
+        let now = named(&at_reference, name);
+        assert_eq!(now["metadata"]["uid"], made["metadata"]["uid"], "{name}");
+        assert_eq!(now["status"], made["status"], "{name}");
+        assert_eq!(now["spec"], made["spec"], "{name}");
+    }
+    assert_eq!(named(&at_reference, "made-here")["spec"]["size"], 7);
+    let through_host = gadgets(&cluster.as_our_server()).await;
+    assert_eq!(through_host.len(), at_reference.len());
 }

@@ -65,6 +65,8 @@ pub struct Cluster {
     pub reference: Peer,
     pub front: Front,
     pub fake: FakeKube,
+    /// Held for the Go servers (stopped on drop).
+    #[allow(dead_code)]
     pub etcd: Etcd,
     pub pki: Pki,
     /// Our serving CA: what our APIServices' caBundle must hold.
@@ -78,7 +80,6 @@ pub struct Cluster {
 /// Our server's process.
 pub struct Ours {
     child: Child,
-    pub addr: SocketAddr,
     pub log: ProcessLog,
 }
 
@@ -263,6 +264,20 @@ impl Cluster {
             .parse()
             .unwrap();
         self.server = Some(Ours { child, addr, log });
+    }
+
+    /// `--register-apiservices` for our Service (`default/crd-apiserver` on our port) with
+    /// our CA as the APIServices' caBundle (`pki/ours-ca.crt`).
+    pub fn register_flags(&self) -> Vec<String> {
+        let ca = self.pki.path("ours-ca.crt");
+        std::fs::write(&ca, &self.our_ca.pem.cert).unwrap();
+        vec![
+            "--register-apiservices".to_string(),
+            format!("--apiservice-ca-file={}", ca.display()),
+            format!("--service-namespace={}", OUR_SERVICE.0),
+            format!("--service-name={}", OUR_SERVICE.1),
+            format!("--service-port={}", self.our_port),
+        ]
     }
 
     /// Stops our server (SIGTERM, then waits).
