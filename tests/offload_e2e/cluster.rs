@@ -256,14 +256,15 @@ impl Cluster {
             )
         });
         std::thread::spawn(move || lines.for_each(drop));
-        let addr = line
+        let addr: SocketAddr = line
             .rsplit("https://")
             .next()
             .unwrap()
             .trim()
             .parse()
             .unwrap();
-        self.server = Some(Ours { child, addr, log });
+        assert_eq!(addr.port(), self.our_port, "{line}");
+        self.server = Some(Ours { child, log });
     }
 
     /// `--register-apiservices` for our Service (`default/crd-apiserver` on our port) with
