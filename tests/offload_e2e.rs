@@ -66,6 +66,9 @@ fn kubectl(cluster: &Cluster, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// The cluster itself, without registration: an APIService made by hand for our Service and
+/// CA routes kubectl through the real aggregator to our server (a failing registration test
+/// with this one passing points at registration, not at the harness).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs the reference apiextensions-apiserver and a locally built kube-aggregator (see tests/offload_e2e/README.md)"]
 async fn registration_hand_made_apiservice_routes_kubectl_to_us() {
@@ -225,7 +228,9 @@ async fn registration_flag_apiservice_available_with_our_ca_and_kubectl_lists_th
 
 /// Uninstalling without `crd-apiserver unregister`: once our server is gone, the aggregator's
 /// availability check marks our APIService `Available=False` with a reason and message (what
-/// the README's uninstall section quotes) — not a silent hang.
+/// the README's uninstall section quotes) — not a silent hang: `FailedDiscoveryCheck` while the
+/// Service still has endpoints, `MissingEndpoints` once the pods are gone, `ServiceNotFound`
+/// once the Service is deleted.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs the reference apiextensions-apiserver and a locally built kube-aggregator (see tests/offload_e2e/README.md)"]
 async fn registration_server_stopped_apiservice_unavailable_with_reason() {
@@ -263,6 +268,29 @@ async fn registration_server_stopped_apiservice_unavailable_with_reason() {
         "kubectl must fail while our APIService is unavailable"
     );
     eprintln!("kubectl: {}", String::from_utf8_lossy(&out.stderr));
+
+    cluster::empty_endpoints(&cluster.fake, OUR_SERVICE, cluster.our_port);
+    let name = "v1.stable.example.com";
+    let within = Duration::from_secs(45);
+    let condition = cluster
+        .wait_reason(name, "False", Some("MissingEndpoints"), within)
+        .await;
+    eprintln!("Available once the endpoints are gone: {condition}");
+    assert_eq!(
+        condition["message"],
+        "endpointslices for service/crd-apiserver in \"default\" have no addresses with port name \"https\""
+    );
+    cluster
+        .fake
+        .delete_object(&cluster::SERVICES, Some("default"), "crd-apiserver");
+    let condition = cluster
+        .wait_reason(name, "False", Some("ServiceNotFound"), within)
+        .await;
+    eprintln!("Available once the Service is gone: {condition}");
+    assert_eq!(
+        condition["message"],
+        "service/crd-apiserver in \"default\" is not present"
+    );
 }
 
 /// Our server with registration and `--offload-selector`, started against the cluster.

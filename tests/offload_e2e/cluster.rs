@@ -319,16 +319,30 @@ impl Cluster {
 
     /// Waits until the APIService's `Available` condition has `status`; returns the condition.
     pub async fn wait_condition(&self, name: &str, status: &str, within: Duration) -> Value {
+        self.wait_reason(name, status, None, within).await
+    }
+
+    /// Waits until the APIService's `Available` condition has `status` (and `reason` when
+    /// given); returns the condition.
+    pub async fn wait_reason(
+        &self,
+        name: &str,
+        status: &str,
+        reason: Option<&str>,
+        within: Duration,
+    ) -> Value {
         let deadline = tokio::time::Instant::now() + within;
         loop {
             let apiservice = self.apiservice(name).await;
             let available = available(&apiservice);
-            if available["status"] == json!(status) {
+            if available["status"] == json!(status)
+                && reason.is_none_or(|r| available["reason"] == json!(r))
+            {
                 return available;
             }
             assert!(
                 tokio::time::Instant::now() < deadline,
-                "APIService {name} not Available={status} within {within:?}: {apiservice}"
+                "APIService {name} not Available={status} ({reason:?}) within {within:?}: {apiservice}"
             );
             tokio::time::sleep(Duration::from_millis(250)).await;
         }
@@ -393,6 +407,18 @@ pub async fn create(to: &Upstream, path: &str, object: &Value) -> Value {
     let body: Value = resp.json().await.unwrap_or(Value::Null);
     assert_eq!(code, 201, "POST {path}: {body}");
     body
+}
+
+/// A Service's EndpointSlice with no endpoints, as kube's EndpointSlice controller leaves it
+/// once the Deployment's pods are gone.
+pub fn empty_endpoints(fake: &FakeKube, (namespace, name): (&str, &str), port: u16) {
+    fake.put_object(
+        json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+        "metadata": {"name": format!("{name}-e2e"), "namespace": namespace,
+            "labels": {"kubernetes.io/service-name": name}},
+        "addressType": "IPv4", "endpoints": [],
+        "ports": [{"name": "https", "port": port, "protocol": "TCP"}]}),
+    );
 }
 
 /// A Service (ClusterIP 127.0.0.1, port name `https`) and its ready EndpointSlice at the fake,
