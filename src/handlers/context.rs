@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::crd::catalog::{ServedResource, ServedVersion};
+use crate::crd::catalog::{Catalog, ServedResource, ServedVersion};
 use crate::error::{ApiError, GroupResource};
 use crate::handlers::AppState;
 use crate::handlers::wire::stored::Stored;
@@ -27,8 +27,8 @@ impl Target {
     /// (unknown group, version or plural, a scope mismatch) goes to the mux's NotFound
     /// handler ([`ApiError::PathNotFound`]); a subresource the version lacks is the
     /// object's NotFound.
-    pub fn resolve(state: &AppState, info: &RequestInfo) -> Result<Target, ApiError> {
-        let (resource, version) = route(state, info).ok_or(ApiError::PathNotFound)?;
+    pub fn resolve(catalog: &Catalog, info: &RequestInfo) -> Result<Target, ApiError> {
+        let (resource, version) = route(catalog, info).ok_or(ApiError::PathNotFound)?;
         let resource = resource.clone();
         let namespace = scope(resource.namespaced, info)?;
         let served = &resource.versions[version];
@@ -218,18 +218,16 @@ pub fn not_supported(info: &RequestInfo) -> ApiError {
 /// outcome: the handler records it before it serves anything.
 /// (What [`Target::resolve`] checks before the subresource, the warning first: most
 /// versions have none.)
-pub fn deprecation_warning(state: &AppState, info: &RequestInfo) -> Option<String> {
-    let (resource, version) = route(state, info)?;
+pub fn deprecation_warning(catalog: &Catalog, info: &RequestInfo) -> Option<String> {
+    let (resource, version) = route(catalog, info)?;
     let warning = resource.versions[version].deprecation_warning.as_deref()?;
     scope(resource.namespaced, info).ok()?;
     Some(warning.to_string())
 }
 
 /// The served resource and the index of the version a request names, if served.
-fn route<'a>(state: &'a AppState, info: &RequestInfo) -> Option<(&'a Arc<ServedResource>, usize)> {
-    let resource = state
-        .catalog
-        .lookup(&info.api_group, &info.api_version, &info.resource)?;
+fn route<'a>(catalog: &'a Catalog, info: &RequestInfo) -> Option<(&'a Arc<ServedResource>, usize)> {
+    let resource = catalog.lookup(&info.api_group, &info.api_version, &info.resource)?;
     let version = resource
         .versions
         .iter()

@@ -1,13 +1,11 @@
 //! Discovery: `/apis` (APIGroupList or aggregated `apidiscovery.k8s.io/v2`), `/apis/<group>`,
 //! `/apis/<group>/<version>` (APIResourceList). OpenAPI is served by [`super::openapi`].
 
-use std::sync::Arc;
-
 use serde_json::{Value, json};
 
 use crate::crd::catalog::{Catalog, ServedResource, ServedVersion};
 use crate::error::ApiError;
-use crate::handlers::{AppState, Call, Reply};
+use crate::handlers::{Call, Reply};
 use crate::request::negotiate::{Representation, Target, negotiate};
 
 const RESOURCE_VERBS: [&str; 8] = [
@@ -32,12 +30,12 @@ fn api_group(group: &str, versions: &[&str]) -> Value {
     json!({"name": group, "versions": list, "preferredVersion": preferred})
 }
 
-pub fn groups(state: &Arc<AppState>, call: &Call) -> Result<Reply, ApiError> {
+pub fn groups(call: &Call) -> Result<Reply, ApiError> {
     let representation = negotiate(call.header("accept"), Target::Discovery)?;
     if representation == Representation::DiscoveryV2 {
-        return Ok(Reply::ok(aggregated(&state.catalog), representation));
+        return Ok(Reply::ok(aggregated(&call.catalog), representation));
     }
-    let groups: Vec<Value> = state
+    let groups: Vec<Value> = call
         .catalog
         .groups()
         .iter()
@@ -49,9 +47,9 @@ pub fn groups(state: &Arc<AppState>, call: &Call) -> Result<Reply, ApiError> {
     ))
 }
 
-pub fn group(state: &Arc<AppState>, call: &Call, group: &str) -> Result<Reply, ApiError> {
+pub fn group(call: &Call, group: &str) -> Result<Reply, ApiError> {
     let representation = negotiate(call.header("accept"), Target::Discovery)?;
-    let groups = state.catalog.groups();
+    let groups = call.catalog.groups();
     let found = groups
         .iter()
         .find(|g| g.group == group)
@@ -62,15 +60,10 @@ pub fn group(state: &Arc<AppState>, call: &Call, group: &str) -> Result<Reply, A
     Ok(Reply::ok(body, representation))
 }
 
-pub fn resources(
-    state: &Arc<AppState>,
-    call: &Call,
-    group: &str,
-    version: &str,
-) -> Result<Reply, ApiError> {
+pub fn resources(call: &Call, group: &str, version: &str) -> Result<Reply, ApiError> {
     let representation = negotiate(call.header("accept"), Target::Discovery)?;
     let mut list = Vec::new();
-    for r in state.catalog.in_group_version(group, version) {
+    for r in call.catalog.in_group_version(group, version) {
         if let Some(v) = r.version(version) {
             list.extend(api_resources(r, v));
         }

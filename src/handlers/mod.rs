@@ -47,6 +47,9 @@ pub struct Call {
     /// The request's audit (disabled when it is not audited): handlers and admission
     /// record the request and response objects and annotations into it.
     pub audit: crate::audit::Context,
+    /// The catalog this request is served with, taken once when it arrived (a catalog
+    /// swapped in meanwhile serves the later requests).
+    pub catalog: Arc<crate::crd::catalog::Catalog>,
 }
 
 impl Call {
@@ -62,14 +65,14 @@ pub async fn dispatch(state: &Arc<AppState>, call: &Call) -> Result<Reply, ApiEr
         return non_resource(state, call).await;
     }
     // kube's CRD handler records a deprecated version's warning before serving anything.
-    let warning = context::deprecation_warning(state, &call.info);
+    let warning = context::deprecation_warning(&call.catalog, &call.info);
     let reply = resource(state, call).await.unwrap_or_else(Reply::Error);
     Ok(reply.with_leading_warning(warning.as_deref()))
 }
 
 /// A request for a custom resource, its subresources or its collection.
 async fn resource(state: &Arc<AppState>, call: &Call) -> Result<Reply, ApiError> {
-    let ctx = context::Target::resolve(state, &call.info)?;
+    let ctx = context::Target::resolve(&call.catalog, &call.info)?;
     check_name(&call.info)?;
     match (&call.info.verb, &call.info.subresource) {
         (Verb::Get, Subresource::None | Subresource::Status) => {
@@ -131,10 +134,10 @@ async fn non_resource(state: &Arc<AppState>, call: &Call) -> Result<Reply, ApiEr
         ["metrics"] => Ok(Reply::metrics(state.metrics.render())),
         ["storedversions"] => storedversions::serve(state, call, None),
         ["storedversions", resource] => storedversions::serve(state, call, Some(resource)),
-        ["apis"] => discovery::groups(state, call),
-        ["apis", group] => discovery::group(state, call, group),
-        ["apis", group, version] => discovery::resources(state, call, group, version),
-        ["openapi", ..] => openapi::serve(state, call, &parts),
+        ["apis"] => discovery::groups(call),
+        ["apis", group] => discovery::group(call, group),
+        ["apis", group, version] => discovery::resources(call, group, version),
+        ["openapi", ..] => openapi::serve(call, &parts),
         _ => Err(ApiError::PathNotFound),
     }
 }

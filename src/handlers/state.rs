@@ -10,6 +10,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 use crate::crd::catalog::Catalog;
+use crate::crd::live::Definitions;
 use crate::error::ApiError;
 use crate::handlers::health::StorageProbe;
 use crate::inflight::InFlight;
@@ -66,7 +67,9 @@ pub trait Authorize: Send + Sync {
 
 /// Everything handlers share, built once at start-up.
 pub struct AppState {
-    pub catalog: Arc<Catalog>,
+    /// The served definitions, live: a request takes [`AppState::catalog`] once (into
+    /// its [`crate::handlers::Call`]) and is served with that snapshot throughout.
+    pub definitions: Arc<Definitions>,
     pub store: Arc<dyn Store>,
     /// The watch cache `store` is, when enabled (its readiness is a `/readyz` check).
     pub cache: Option<Arc<crate::storage::cache::CachedStore>>,
@@ -90,4 +93,11 @@ pub struct AppState {
     pub storage_probe: StorageProbe,
     /// The admission chain writes run (see [`crate::admission`]).
     pub admission: crate::admission::Chain,
+}
+
+impl AppState {
+    /// The catalog served now (one read-locked load and an `Arc` clone).
+    pub fn catalog(&self) -> Arc<Catalog> {
+        self.definitions.current()
+    }
 }

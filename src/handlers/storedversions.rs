@@ -29,9 +29,9 @@ pub fn serve(state: &AppState, call: &Call, resource: Option<&str>) -> Result<Re
         ));
     };
     let resources: Vec<&Arc<ServedResource>> = match resource {
-        None => state.catalog.resources().iter().collect(),
+        None => call.catalog.resources().iter().collect(),
         Some(name) => {
-            let found = state.catalog.resources().iter();
+            let found = call.catalog.resources().iter();
             let found: Vec<_> = found.filter(|r| &*r.labels.resource == name).collect();
             if found.is_empty() {
                 return Err(ApiError::PathNotFound);

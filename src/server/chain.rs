@@ -79,13 +79,16 @@ pub async fn serve(
     let query = Query::parse(raw_query);
     let info = info::parse(method.as_str(), path, &query);
     let state = &chain.handlers;
-    let labels = request_labels(&info, &state.catalog);
+    // The catalog is taken once: labels, routing and the handlers see the same one.
+    let catalog = state.catalog();
+    let labels = request_labels(&info, &catalog);
     let uri = match raw_query {
         "" => path.to_owned(),
         _ => format!("{path}?{raw_query}"),
     };
     let request = Request {
         info,
+        catalog,
         method,
         uri,
         query,
@@ -103,6 +106,7 @@ pub async fn serve(
 /// A request as parsed before authentication.
 struct Request {
     info: RequestInfo,
+    catalog: Arc<crate::crd::catalog::Catalog>,
     method: Method,
     /// The request URI as received (path and query), for upstream's plain-text errors.
     uri: String,
@@ -123,6 +127,7 @@ async fn stages(
 ) -> (Reply, RequestTrace) {
     let Request {
         info,
+        catalog,
         method,
         uri,
         query,
@@ -192,6 +197,7 @@ async fn stages(
         user,
         deadline,
         audit,
+        catalog,
     };
     let served = audited::guarded(async {
         match deadline {
@@ -269,7 +275,7 @@ async fn admitted(
     let state = &chain.handlers;
     let _in_flight = match state.inflight.admit(&call.info, &call.user) {
         Ok(slot) => slot,
-        Err(_) => return Reply::Error(too_many(state, &call.info)),
+        Err(_) => return Reply::Error(too_many(state, call)),
     };
     // kube's span of its flow control filter (the reference runs APF; our max-in-flight
     // stands in its place), then authorization's.
@@ -303,8 +309,8 @@ async fn admitted(
 }
 
 /// kube's 429 past the in-flight budget, counted in `apiserver_request_terminations_total`.
-fn too_many(state: &AppState, info: &RequestInfo) -> ApiError {
-    let labels = request_labels(info, &state.catalog);
+fn too_many(state: &AppState, call: &Call) -> ApiError {
+    let labels = request_labels(&call.info, &call.catalog);
     state.metrics.count_termination(labels, 429);
     crate::inflight::too_many_requests(crate::inflight::TOO_MANY_REQUESTS.into())
 }

@@ -25,13 +25,13 @@ use crate::config::transport::Transport;
 use crate::config::validate::{Config, ConfigErrors, Serving};
 use crate::conversion::ConversionMetrics;
 use crate::conversion::declarative::DeclarativeMetrics;
-use crate::crd::catalog::Catalog;
+use crate::crd::live::Definitions;
 use crate::handlers::AppState;
 use crate::handlers::state::Lifecycle;
 use crate::inflight::InFlight;
 use crate::metrics::Metrics;
 use crate::server::chain::Chain;
-use crate::server::definitions::{converters, load_catalog};
+use crate::server::definitions::{converters, load_definitions};
 use crate::server::serving::ServingFiles;
 use crate::server::stores::{compact_periodically, encrypting, open_store, traced, watch_cache};
 use crate::server::{accept, pki, shutdown, tls};
@@ -127,7 +127,7 @@ async fn admission_chain(
     authorizer: &Arc<Authorizer>,
     metrics: AdmissionMetrics,
     own: OwnStorage,
-    catalog: &Arc<Catalog>,
+    definitions: &Arc<Definitions>,
 ) -> Result<admission::Chain, StartError> {
     let kubeconfig = config.flags.auth.kubeconfig.as_deref();
     let delegation = |e: crate::cluster::client::ClientError| StartError::Delegation(e.to_string());
@@ -159,8 +159,9 @@ async fn admission_chain(
         metrics: metrics.clone(),
         authorizer: cel_authorizer.clone(),
     });
+    let served = definitions.clone();
     let type_checks = Arc::new(TypeChecks {
-        catalog: catalog.clone(),
+        catalog: Arc::new(move || served.current()),
         warnings: metrics.validating_policy.type_warnings.clone(),
     });
     let (mutating, validating) = policy_sources(kubeconfig, own, type_checks)
@@ -240,7 +241,8 @@ pub async fn run(
         ConversionMetrics::register(&mut metrics),
         DeclarativeMetrics::register(&mut metrics),
     );
-    let catalog = Arc::new(load_catalog(&flags.crd_dir, &converters)?);
+    let definitions = Arc::new(load_definitions(&flags.crd_dir, Arc::new(converters))?);
+    let catalog = definitions.current();
     let (acceptor, serving_files) = acceptor(&config.serving, &config.transport)?;
     tokio::spawn(serving_files.run());
     let cache_metrics = CacheMetrics::register(&mut metrics);
@@ -277,20 +279,21 @@ pub async fn run(
         keys: keys.clone(),
     };
     crate::server::stored::check(sources, flags.allow_unmigrated_versions).await?;
-    let served = catalog.clone();
+    let served = definitions.clone();
     let own = OwnStorage {
-        catalog: Arc::new(move || served.clone()),
+        catalog: Arc::new(move || served.current()),
         store: store.clone(),
         keys: keys.clone(),
     };
-    let admission = admission_chain(&config, &authorizer, admission_metrics, own, &catalog).await?;
+    let admission =
+        admission_chain(&config, &authorizer, admission_metrics, own, &definitions).await?;
     let inflight = InFlight::new(
         flags.limits.max_requests_inflight,
         flags.limits.max_mutating_requests_inflight,
         &metrics,
     );
     let state = Arc::new(AppState {
-        catalog,
+        definitions,
         store: store.clone(),
         cache,
         keys,
@@ -328,7 +331,7 @@ pub async fn run(
         addr: addr.to_string(),
         source,
     })?;
-    tracing::info!(address = %bound, resources = state.catalog.resources().len(), "serving");
+    tracing::info!(address = %bound, resources = state.catalog().resources().len(), "serving");
     on_listening(bound);
     let stop = shutdown::begin(state.clone(), flags.limits.shutdown_delay);
     let limits = accept::Limits {

@@ -11,9 +11,16 @@
 //!   Mutating/ValidatingWebhookConfigurations (`fake_kube_webhooks.rs` names them),
 //!   Validating/MutatingAdmissionPolicies and their bindings, ConfigMaps and other param
 //!   kinds, with the discovery documents listing them;
+//! - writes on those collections (`fake_kube_writes.rs`: create, update, merge/JSON/apply
+//!   patches with managedFields, delete, `/status`, dry-run), the host kinds of crd-apiserver's
+//!   registration and offload (`fake_kube_host.rs`: APIServices, Secrets, Events, Leases, CRDs
+//!   and their custom resources) and an emulation of its offload fence (`fake_kube_fence.rs`);
+//! - `POST` SelfSubjectReview and a request log (`fake_kube_users.rs`), and forwarding of
+//!   path prefixes to other servers (`fake_kube_forward.rs`);
 //!
-//! and recording every review it gets. Clients must present the kubeconfig's bearer token
-//! ([`SERVICE_ACCOUNT_TOKEN`]), as the server's service account would.
+//! and recording every review it gets. Clients must present a known bearer token: the
+//! kubeconfig's ([`SERVICE_ACCOUNT_TOKEN`]), as the server's service account would, or one
+//! a test adds ([`FakeKube::add_user`]).
 //!
 //! Use with `mod common;` and `#[path = "common/fake_kube.rs"] mod fake_kube;`; the
 //! server fixture is [`delegated::Delegated`], the HTTP side is in `fake_kube_wire.rs`.
@@ -25,14 +32,30 @@ pub mod collections;
 pub mod delegated;
 #[path = "fake_kube_discovery.rs"]
 mod discovery;
+#[path = "fake_kube_errors.rs"]
+pub mod errors;
+#[path = "fake_kube_fence.rs"]
+pub mod fence;
+#[path = "fake_kube_fields.rs"]
+pub mod fields;
+#[path = "fake_kube_forward.rs"]
+pub mod forward;
+#[path = "fake_kube_host.rs"]
+pub mod host;
 #[path = "fake_kube_namespaces.rs"]
 pub mod namespaces;
 #[path = "fake_kube_queries.rs"]
 mod queries;
+#[path = "fake_kube_users.rs"]
+pub mod users;
 #[path = "fake_kube_webhooks.rs"]
 pub mod webhooks;
 #[path = "fake_kube_wire.rs"]
 mod wire;
+#[path = "fake_kube_write_core.rs"]
+pub mod write_core;
+#[path = "fake_kube_writes.rs"]
+mod writes;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -101,6 +124,8 @@ struct Shared {
     events: broadcast::Sender<(u64, String)>,
     namespaces: namespaces::Namespaces,
     collections: collections::Collections,
+    users: users::Users,
+    forwards: forward::Forwards,
 }
 
 /// A running fake; stopped on drop.
@@ -141,6 +166,8 @@ impl FakeKube {
             events: broadcast::channel(64).0,
             namespaces: Default::default(),
             collections: Default::default(),
+            users: Default::default(),
+            forwards: Default::default(),
         });
         let config = wire::tls_config(&serving);
         let (stop, stopped) = oneshot::channel();

@@ -2,14 +2,16 @@
 //! (cluster-scoped or namespaced, core `/api/v1` or `/apis/<g>/<v>`) the objects, their
 //! revision and watch history, and the helpers tests use on them. Tests put and delete objects
 //! (watchers see ADDED, MODIFIED, DELETED; `generation` is bumped when anything beside metadata
-//! changes), hold a collection's lists back, drop its open watches and count its lists, gets
-//! and watches. Served by default: the webhook configurations, the four admission policy kinds,
-//! ConfigMaps (but `kube-system`'s, which `fake_kube.rs` serves itself) and [`CLUSTER_PARAMS`],
-//! a cluster-scoped param kind. `fake_kube_queries.rs` answers the `GET`s (list, get, watch)
-//! and `fake_kube_discovery.rs` lists them all with the namespaces, so a client's REST mapper
+//! changes); every write, theirs or a client's (`fake_kube_writes.rs`), takes the next value
+//! of the fake's one resourceVersion counter. Served by default: the webhook configurations,
+//! the four admission policy kinds, ConfigMaps (but `kube-system`'s, which `fake_kube.rs`
+//! serves itself), [`CLUSTER_PARAMS`], a cluster-scoped param kind, and the host kinds of
+//! `fake_kube_host.rs`. `fake_kube_queries.rs` answers the `GET`s (list, get, watch) and
+//! `fake_kube_discovery.rs` lists them all with the namespaces, so a client's REST mapper
 //! resolves a paramKind.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
@@ -26,6 +28,9 @@ pub struct Resource {
     pub plural: &'static str,
     pub kind: &'static str,
     pub namespaced: bool,
+    /// Whether it has the `/status` subresource (writes to the object keep the old status,
+    /// writes to `/status` keep everything else).
+    pub status: bool,
 }
 
 const fn registration(plural: &'static str, kind: &'static str) -> Resource {
@@ -35,6 +40,7 @@ const fn registration(plural: &'static str, kind: &'static str) -> Resource {
         plural,
         kind,
         namespaced: false,
+        status: false,
     }
 }
 
@@ -64,6 +70,7 @@ pub const CONFIGMAPS: Resource = Resource {
     plural: "configmaps",
     kind: "ConfigMap",
     namespaced: true,
+    status: false,
 };
 /// A cluster-scoped param kind, as a CRD of the host cluster would serve it.
 pub const CLUSTER_PARAMS: Resource = Resource {
@@ -72,6 +79,7 @@ pub const CLUSTER_PARAMS: Resource = Resource {
     plural: "clusterparams",
     kind: "ClusterParam",
     namespaced: false,
+    status: false,
 };
 /// Served by `fake_kube_namespaces.rs`; listed in discovery.
 pub const NAMESPACES: Resource = Resource {
@@ -80,6 +88,7 @@ pub const NAMESPACES: Resource = Resource {
     plural: "namespaces",
     kind: "Namespace",
     namespaced: false,
+    status: false,
 };
 
 const DEFAULTS: [Resource; 8] = [
@@ -129,6 +138,7 @@ impl Resource {
 pub(super) struct State {
     /// (namespace or "", name) → object, as last written.
     pub(super) objects: BTreeMap<(String, String), Value>,
+    /// The resourceVersion of this collection's last write.
     pub(super) revision: u64,
     /// Watch event lines with their revision.
     pub(super) history: Vec<(u64, String)>,
@@ -141,6 +151,8 @@ pub(super) struct State {
 pub struct Collection {
     pub resource: Resource,
     state: Mutex<State>,
+    /// The fake's one resourceVersion counter, shared by every collection (as etcd's revision).
+    counter: Arc<AtomicU64>,
     pub(super) events: broadcast::Sender<(u64, String)>,
     /// While true, lists wait.
     pub(super) held: watch::Sender<bool>,
@@ -149,13 +161,11 @@ pub struct Collection {
 }
 
 impl Collection {
-    fn new(resource: Resource) -> Self {
+    fn new(resource: Resource, counter: Arc<AtomicU64>) -> Self {
         Collection {
             resource,
-            state: Mutex::new(State {
-                revision: 2000,
-                ..State::default()
-            }),
+            state: Mutex::new(State::default()),
+            counter,
             events: broadcast::channel(256).0,
             held: watch::channel(false).0,
             drops: watch::channel(0).0,
@@ -166,41 +176,56 @@ impl Collection {
         self.state.lock().unwrap()
     }
 
+    /// The fake's current resourceVersion (read under this collection's lock, every write of
+    /// this collection up to it is in its objects).
+    pub(super) fn revision(&self) -> u64 {
+        self.counter.load(Ordering::SeqCst)
+    }
+
     /// Writes `object` (`Some`: add or modify, with server-set metadata) or deletes the
     /// object `namespace/name`.
     fn write(&self, namespace: Option<&str>, name: &str, object: Option<Value>) {
         let key = (namespace.unwrap_or_default().to_string(), name.to_string());
         let mut state = self.lock();
-        state.revision += 1;
-        let rv = state.revision;
         let previous = state.objects.get(&key).cloned();
-        let (event, shown) = match (previous, object) {
-            (None, Some(o)) => ("ADDED", self.stamp(o, &key, rv, None)),
-            (Some(old), Some(o)) => ("MODIFIED", self.stamp(o, &key, rv, Some(&old))),
-            (Some(mut old), None) => {
-                old["metadata"]["resourceVersion"] = json!(rv.to_string());
-                ("DELETED", old)
-            }
-            (None, None) => return,
+        let stored = match (object, previous.is_some()) {
+            (Some(o), _) => Some(self.stamp(o, &key, previous.as_ref())),
+            (None, true) => None,
+            (None, false) => return,
         };
-        match event {
-            "DELETED" => state.objects.remove(&key),
-            _ => state.objects.insert(key, shown.clone()),
+        self.commit(&mut state, &key, stored);
+    }
+
+    /// Stores `object` at `key` (`None`: removes it) with the next resourceVersion, and sends
+    /// watchers ADDED, MODIFIED or DELETED; returns the object as stored (or as deleted).
+    pub(super) fn commit(
+        &self,
+        state: &mut State,
+        key: &(String, String),
+        object: Option<Value>,
+    ) -> Value {
+        let rv = self.counter.fetch_add(1, Ordering::SeqCst) + 1;
+        state.revision = rv;
+        let (event, mut shown) = match (state.objects.remove(key), object) {
+            (None, Some(o)) => ("ADDED", o),
+            (Some(_), Some(o)) => ("MODIFIED", o),
+            (Some(old), None) => ("DELETED", old),
+            (None, None) => return Value::Null,
         };
+        shown["metadata"]["resourceVersion"] = json!(rv.to_string());
+        if event != "DELETED" {
+            state.objects.insert(key.clone(), shown.clone());
+        }
         let line = format!("{}\n", json!({"type": event, "object": shown}));
         state.history.push((rv, line.clone()));
         let _ = self.events.send((rv, line));
+        shown
     }
 
     /// The object as kube-apiserver serves it: kind, apiVersion and server metadata set;
-    /// `generation` bumped when anything beside metadata changed since `old`.
-    fn stamp(
-        &self,
-        mut object: Value,
-        key: &(String, String),
-        rv: u64,
-        old: Option<&Value>,
-    ) -> Value {
+    /// `generation` bumped when anything beside metadata changed since `old`; the uid kept
+    /// (a new object's from the test, or derived from its name).
+    fn stamp(&self, mut object: Value, key: &(String, String), old: Option<&Value>) -> Value {
         let (namespace, name) = key;
         object["kind"] = json!(self.resource.kind);
         object["apiVersion"] = json!(self.resource.api_version());
@@ -216,19 +241,25 @@ impl Collection {
                 was + i64::from(content(old) != content(&object))
             }
         };
+        let derived = format!(
+            "uid-{}-{namespace}-{name}",
+            self.resource.kind.to_lowercase()
+        );
+        let uid = match (old, object["metadata"]["uid"].as_str()) {
+            (Some(old), _) => old["metadata"]["uid"].clone(),
+            (None, Some(given)) => json!(given),
+            (None, None) => json!(derived),
+        };
         let metadata = &mut object["metadata"];
         metadata["name"] = json!(name);
         if !namespace.is_empty() {
             metadata["namespace"] = json!(namespace);
         }
-        let uid = format!(
-            "uid-{}-{namespace}-{name}",
-            self.resource.kind.to_lowercase()
-        );
-        metadata["uid"] = json!(uid);
-        metadata["resourceVersion"] = json!(rv.to_string());
+        metadata["uid"] = uid;
         metadata["generation"] = json!(generation);
-        metadata["creationTimestamp"] = json!("2025-01-01T00:00:00Z");
+        if metadata["creationTimestamp"].as_str().is_none() {
+            metadata["creationTimestamp"] = json!("2025-01-01T00:00:00Z");
+        }
         object
     }
 }
@@ -236,13 +267,20 @@ impl Collection {
 /// Every collection of the fake, by resource.
 pub struct Collections {
     all: Mutex<Vec<Arc<Collection>>>,
+    counter: Arc<AtomicU64>,
 }
 
 impl Default for Collections {
     fn default() -> Self {
-        let all = DEFAULTS.map(|r| Arc::new(Collection::new(r))).to_vec();
+        let counter = Arc::new(AtomicU64::new(2000));
+        let all = DEFAULTS
+            .iter()
+            .chain(super::host::HOST_RESOURCES.iter())
+            .map(|r| Arc::new(Collection::new(*r, counter.clone())))
+            .collect();
         Collections {
             all: Mutex::new(all),
+            counter,
         }
     }
 }
@@ -263,6 +301,17 @@ impl Collections {
             .unwrap_or_else(|| panic!("the fake serves no {api_version} {kind}"))
     }
 
+    /// Serves `resource` unless a kind of the same group, version and plural is served.
+    pub(super) fn add(&self, resource: Resource) {
+        let mut all = self.all.lock().unwrap();
+        let same = |r: &Resource| {
+            (r.group, r.version, r.plural) == (resource.group, resource.version, resource.plural)
+        };
+        if !all.iter().any(|c| same(&c.resource)) {
+            all.push(Arc::new(Collection::new(resource, self.counter.clone())));
+        }
+    }
+
     pub(super) fn resources(&self) -> Vec<Resource> {
         let all = self.all.lock().unwrap();
         let mut resources: Vec<Resource> = all.iter().map(|c| c.resource).collect();
@@ -278,16 +327,12 @@ impl FakeKube {
 
     /// Serves another kind too (a param kind, say); discovery lists it.
     pub fn serve_resource(&self, resource: Resource) {
-        let collections = self.collections();
-        if collections.find(|r| *r == resource).is_none() {
-            let added = Arc::new(Collection::new(resource));
-            collections.all.lock().unwrap().push(added);
-        }
+        self.collections().add(resource);
     }
 
     /// Creates or replaces an object of any served kind, found by its `apiVersion` and `kind`,
     /// named by `metadata.name` (and `metadata.namespace` for a namespaced kind). Watchers see
-    /// ADDED or MODIFIED.
+    /// ADDED or MODIFIED. (A CRD's kinds are served by [`FakeKube::put_crd`].)
     pub fn put_object(&self, object: Value) {
         let api_version = object["apiVersion"].as_str().expect("apiVersion");
         let kind = object["kind"].as_str().expect("kind");
@@ -326,37 +371,5 @@ impl FakeKube {
             .objects
             .get(&key)
             .cloned()
-    }
-
-    /// Lists of `resource` wait until [`FakeKube::release_lists`].
-    pub fn hold_lists(&self, resource: &Resource) {
-        self.collections().get(resource).held.send_replace(true);
-    }
-
-    pub fn release_lists(&self, resource: &Resource) {
-        self.collections().get(resource).held.send_replace(false);
-    }
-
-    /// Ends every open watch of `resource` (the stream closes as on a server timeout).
-    pub fn drop_watches(&self, resource: &Resource) {
-        self.collections()
-            .get(resource)
-            .drops
-            .send_modify(|g| *g += 1);
-    }
-
-    /// Lists of `resource` answered so far (all namespaces together).
-    pub fn lists(&self, resource: &Resource) -> usize {
-        self.collections().get(resource).lock().lists
-    }
-
-    /// Single-object GETs of `resource` answered so far.
-    pub fn gets(&self, resource: &Resource) -> usize {
-        self.collections().get(resource).lock().gets
-    }
-
-    /// Watches of `resource` opened so far.
-    pub fn watches(&self, resource: &Resource) -> usize {
-        self.collections().get(resource).lock().watches
     }
 }

@@ -57,6 +57,19 @@ pub(super) fn group_document(collections: &Collections, group: &str) -> Option<R
     Some(reply(StatusCode::OK, &body))
 }
 
+/// A kind's entry, and its `/status` subresource's when it has one.
+fn status_too(resource: &Resource) -> Vec<Value> {
+    let mut entries = vec![resource.discovery()];
+    if resource.status {
+        entries.push(
+            json!({"name": format!("{}/status", resource.plural), "singularName": "",
+            "namespaced": resource.namespaced, "kind": resource.kind,
+            "verbs": ["get", "patch", "update"]}),
+        );
+    }
+    entries
+}
+
 pub(super) fn resource_list(
     collections: &Collections,
     group: &str,
@@ -66,7 +79,7 @@ pub(super) fn resource_list(
         .resources()
         .iter()
         .filter(|r| r.group == group && r.version == version)
-        .map(Resource::discovery)
+        .flat_map(status_too)
         .collect();
     if served.is_empty() || (group.is_empty() && version != "v1") {
         return None;

@@ -4,7 +4,8 @@
 //! namespaces or in one, `labelSelector` and `fieldSelector` honoured and held back while a
 //! test holds it), one object (or kube's 404 Status) and `?watch=1` (`{"type","object"}` lines
 //! from the requested version on, or the objects as ADDED plus the initial-events-end BOOKMARK
-//! with `sendInitialEvents=true`), each counted.
+//! with `sendInitialEvents=true`), each counted; an unparsable selector is kube's 400
+//! BadRequest. Tests hold a collection's lists back, drop its open watches and read the counts.
 
 use std::sync::Arc;
 
@@ -14,15 +15,17 @@ use crd_apiserver::selector::label::LabelSelector;
 use http::{Response, StatusCode};
 use serde_json::{Value, json};
 
-use super::collections::{Collection, Collections, State};
+use super::collections::{Collection, Collections, Resource, State};
 use super::wire::{reply, since, watch_stream};
 
 /// What a request path names.
-enum Target {
+pub(super) enum Target {
     /// `/api`, `/apis`, `/apis/<g>`, `/api/v1`, `/apis/<g>/<v>`.
     Discovery(Response<Body>),
     Collection(Arc<Collection>, Option<String>),
     Object(Arc<Collection>, Option<String>, String),
+    /// The `/status` subresource of an object (of a kind that has it).
+    Status(Arc<Collection>, Option<String>, String),
 }
 
 /// `GET` of a discovery document, a collection or an object; `None` when the path names
@@ -34,9 +37,15 @@ pub(super) async fn serve(
 ) -> Option<Response<Body>> {
     let collections = &shared.collections;
     let params = Params::parse(query);
-    match target(collections, path)? {
+    let target = target(collections, path)?;
+    if let Err(invalid) = params.selectors() {
+        return Some(invalid.response());
+    }
+    match target {
         Target::Discovery(resp) => Some(resp),
-        Target::Object(c, ns, name) => Some(get(&c, ns.as_deref(), &name)),
+        Target::Object(c, ns, name) | Target::Status(c, ns, name) => {
+            Some(get(&c, ns.as_deref(), &name))
+        }
         Target::Collection(c, ns) => Some(match params.get("watch") {
             Some("true" | "1") => watch_from(&c, ns, &params),
             _ => list(&c, ns.as_deref(), &params).await,
@@ -44,7 +53,7 @@ pub(super) async fn serve(
     }
 }
 
-fn target(collections: &Collections, path: &str) -> Option<Target> {
+pub(super) fn target(collections: &Collections, path: &str) -> Option<Target> {
     use super::discovery::{api_versions, group_document, groups, resource_list};
     let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
     let (group, rest) = match parts.as_slice() {
@@ -84,16 +93,26 @@ fn target(collections: &Collections, path: &str) -> Option<Target> {
             let c = find(plural, false).or_else(|| find(plural, true))?;
             Some(Target::Collection(c, None))
         }
+        ["namespaces", ns, plural, name, "status"] => Some(Target::Status(
+            find(plural, true).filter(|c| c.resource.status)?,
+            Some(ns.to_string()),
+            name.to_string(),
+        )),
         [plural, name] => Some(Target::Object(find(plural, false)?, None, name.to_string())),
+        [plural, name, "status"] => Some(Target::Status(
+            find(plural, false).filter(|c| c.resource.status)?,
+            None,
+            name.to_string(),
+        )),
         _ => None,
     }
 }
 
 /// The query's parameters, percent-decoded.
-struct Params(Vec<(String, String)>);
+pub(super) struct Params(pub(super) Vec<(String, String)>);
 
 impl Params {
-    fn parse(query: &str) -> Params {
+    pub(super) fn parse(query: &str) -> Params {
         let pairs = query.split('&').filter(|p| !p.is_empty()).map(|pair| {
             let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
             (decode(k), decode(v))
@@ -101,15 +120,28 @@ impl Params {
         Params(pairs.collect())
     }
 
-    fn get(&self, key: &str) -> Option<&str> {
+    pub(super) fn get(&self, key: &str) -> Option<&str> {
         self.0
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
     }
 
+    /// kube's 400 BadRequest Status when the label or field selector does not parse.
+    fn selectors(&self) -> Result<(), super::errors::Failure> {
+        let label = LabelSelector::parse(self.get("labelSelector").unwrap_or_default())
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+        let field = FieldSelector::parse(self.get("fieldSelector").unwrap_or_default())
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+        label
+            .and(field)
+            .map_err(|message| super::errors::bad_request(&message))
+    }
+
     /// Whether `object` is in `namespace` and passes the label and field selectors.
-    fn selects(&self, namespace: Option<&str>, object: &Value) -> bool {
+    pub(super) fn selects(&self, namespace: Option<&str>, object: &Value) -> bool {
         let metadata = &object["metadata"];
         let labels = metadata["labels"].as_object().cloned().unwrap_or_default();
         let labelled = LabelSelector::parse(self.get("labelSelector").unwrap_or_default())
@@ -153,27 +185,13 @@ fn decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn get(collection: &Collection, namespace: Option<&str>, name: &str) -> Response<Body> {
+pub(super) fn get(collection: &Collection, namespace: Option<&str>, name: &str) -> Response<Body> {
     let mut state = collection.lock();
     state.gets += 1;
     let key = (namespace.unwrap_or_default().to_string(), name.to_string());
     match state.objects.get(&key) {
         Some(object) => reply(StatusCode::OK, object),
-        None => {
-            let (plural, group) = (collection.resource.plural, collection.resource.group);
-            let kind = match group {
-                "" => plural.to_string(),
-                g => format!("{plural}.{g}"),
-            };
-            let mut details = json!({"name": name, "kind": plural});
-            if !group.is_empty() {
-                details["group"] = json!(group);
-            }
-            let body = json!({"kind": "Status", "apiVersion": "v1", "metadata": {},
-                "status": "Failure", "message": format!("{kind} \"{name}\" not found"),
-                "reason": "NotFound", "details": details, "code": 404});
-            reply(StatusCode::NOT_FOUND, &body)
-        }
+        None => super::errors::not_found(&collection.resource, name).response(),
     }
 }
 
@@ -190,7 +208,7 @@ async fn list(collection: &Collection, namespace: Option<&str>, params: &Params)
         .collect();
     let body = json!({"kind": format!("{}List", collection.resource.kind),
         "apiVersion": collection.resource.api_version(),
-        "metadata": {"resourceVersion": state.revision.to_string()}, "items": items});
+        "metadata": {"resourceVersion": collection.revision().to_string()}, "items": items});
     reply(StatusCode::OK, &body)
 }
 
@@ -204,7 +222,7 @@ fn watch_from(
         let mut state = collection.lock();
         state.watches += 1;
         let from = match initial {
-            true => state.revision,
+            true => collection.revision(),
             false => params
                 .get("resourceVersion")
                 .and_then(|v| v.parse().ok())
@@ -243,4 +261,39 @@ fn initial_events(collection: &Collection, state: &State, rv: u64) -> Vec<(u64, 
             "annotations": {"k8s.io/initial-events-end": "true"}}}}),
     ));
     lines
+}
+
+/// Holding, dropping and counting a collection's reads.
+impl super::FakeKube {
+    /// Lists of `resource` wait until [`FakeKube::release_lists`].
+    pub fn hold_lists(&self, resource: &Resource) {
+        self.collections().get(resource).held.send_replace(true);
+    }
+
+    pub fn release_lists(&self, resource: &Resource) {
+        self.collections().get(resource).held.send_replace(false);
+    }
+
+    /// Ends every open watch of `resource` (the stream closes as on a server timeout).
+    pub fn drop_watches(&self, resource: &Resource) {
+        self.collections()
+            .get(resource)
+            .drops
+            .send_modify(|g| *g += 1);
+    }
+
+    /// Lists of `resource` answered so far (all namespaces together).
+    pub fn lists(&self, resource: &Resource) -> usize {
+        self.collections().get(resource).lock().lists
+    }
+
+    /// Single-object GETs of `resource` answered so far.
+    pub fn gets(&self, resource: &Resource) -> usize {
+        self.collections().get(resource).lock().gets
+    }
+
+    /// Watches of `resource` opened so far.
+    pub fn watches(&self, resource: &Resource) -> usize {
+        self.collections().get(resource).lock().watches
+    }
 }

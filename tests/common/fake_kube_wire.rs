@@ -1,9 +1,10 @@
-//! The fake kube-apiserver's HTTP side: TLS accept loop and the handlers for the
-//! ConfigMap (list, get, watch), TokenReview and SubjectAccessReview, in the real wire
-//! format (`metav1.Status` errors, `{"type","object"}` watch lines); namespaces are
+//! The fake kube-apiserver's HTTP side: TLS accept loop, authentication by bearer token
+//! (`fake_kube_users.rs`), the request log, forwarding (`fake_kube_forward.rs`), and the
+//! handlers for the ConfigMap (list, get, watch), TokenReview and SubjectAccessReview, in the
+//! real wire format (`metav1.Status` errors, `{"type","object"}` watch lines); namespaces are
 //! served by `fake_kube_namespaces.rs`, every other collection (webhook configurations,
-//! admission policies, params) and discovery by `fake_kube_queries.rs` (its documents from
-//! `fake_kube_discovery.rs`).
+//! admission policies, params, host kinds) and discovery by `fake_kube_queries.rs` (its
+//! documents from `fake_kube_discovery.rs`), their writes by `fake_kube_writes.rs`.
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
@@ -13,6 +14,7 @@ use axum::body::Body;
 use bytes::Bytes;
 use crd_apiserver::server::pki;
 use futures::StreamExt;
+use http::request::Parts;
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
@@ -23,9 +25,12 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
+use super::forward;
 use super::namespaces::{self, NAMESPACES};
 use super::queries;
-use super::{CONFIGMAPS, NAME, SERVICE_ACCOUNT_TOKEN, Shared};
+use super::users::{Logged, SELF_SUBJECT_REVIEWS, self_subject_review};
+use super::writes::{self, Call};
+use super::{CONFIGMAPS, NAME, Shared};
 
 pub fn tls_config(serving: &pki::Pem) -> Arc<rustls::ServerConfig> {
     let chain = vec![CertificateDer::from_pem_slice(serving.cert.as_bytes()).unwrap()];
@@ -89,29 +94,73 @@ pub fn configmap(data: &BTreeMap<String, String>, rv: u64) -> Value {
         "data": data})
 }
 
-fn query(req: &Request<Incoming>, key: &str) -> Option<String> {
-    req.uri().query()?.split('&').find_map(|pair| {
+fn query(parts: &Parts, key: &str) -> Option<String> {
+    parts.uri.query()?.split('&').find_map(|pair| {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         (k == key).then(|| v.replace("%3D", "=").replace("%3d", "="))
     })
 }
 
 async fn handle(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
-    let bearer = format!("Bearer {SERVICE_ACCOUNT_TOKEN}");
-    if req
-        .headers()
-        .get("authorization")
-        .and_then(|v| v.to_str().ok())
-        != Some(bearer.as_str())
-    {
+    let header = |name: &str| {
+        let value = req.headers().get(name).and_then(|v| v.to_str().ok());
+        value.unwrap_or_default().to_string()
+    };
+    let Some(user) = shared.users.authenticate(Some(&header("authorization"))) else {
         return status(401, "Unauthorized", "Unauthorized");
+    };
+    let (content_type, user_agent) = (header("content-type"), header("user-agent"));
+    let (parts, body) = req.into_parts();
+    let body = body
+        .collect()
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_default();
+    let username = user["username"].as_str().unwrap_or_default().to_string();
+    shared.users.record(Logged {
+        method: parts.method.to_string(),
+        path: parts.uri.path().to_string(),
+        query: parts.uri.query().unwrap_or_default().to_string(),
+        user: username.clone(),
+        content_type: content_type.clone(),
+        body: String::from_utf8_lossy(&body).into_owned(),
+    });
+    let path = parts.uri.path().to_string();
+    if let Some(upstream) = shared.forwards.route(&path, false) {
+        return forward::proxy(&upstream, &parts, body, &user).await;
     }
-    let path = req.uri().path().to_string();
-    match (req.method().clone(), path.as_str()) {
+    let call = Call {
+        method: &parts.method,
+        path: &path,
+        query: parts.uri.query().unwrap_or_default(),
+        content_type: &content_type,
+        user_agent: &user_agent,
+        body: &body,
+        username: &username,
+    };
+    match local(shared, &parts, &call, &user).await {
+        Some(resp) => resp,
+        None => match shared.forwards.route(&path, true) {
+            Some(upstream) => forward::proxy(&upstream, &parts, body, &user).await,
+            None => not_found(),
+        },
+    }
+}
+
+/// The answer of what the fake serves itself; `None` when it serves nothing there.
+async fn local(
+    shared: &Arc<Shared>,
+    parts: &Parts,
+    call: &Call<'_>,
+    user: &Value,
+) -> Option<Response<Body>> {
+    let path = call.path;
+    let body_json = || serde_json::from_slice(call.body).unwrap_or(Value::Null);
+    Some(match (parts.method.clone(), path) {
         (Method::GET, CONFIGMAPS) => {
             shared.state.lock().unwrap().configmap_requests += 1;
-            match query(&req, "watch").as_deref() {
-                Some("true" | "1") => watch(shared, &req),
+            match query(parts, "watch").as_deref() {
+                Some("true" | "1") => watch(shared, parts),
                 _ => list(shared),
             }
         }
@@ -128,24 +177,18 @@ async fn handle(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<Body> 
                     .and_then(|n| n.strip_prefix('/'))
                     .is_some_and(|n| !n.is_empty() && !n.contains('/')) =>
         {
-            let query = req.uri().query().unwrap_or_default().to_string();
-            namespaces::serve(shared, p, &query).await
+            namespaces::serve(shared, p, call.query).await
         }
         (Method::POST, "/apis/authentication.k8s.io/v1/tokenreviews") => {
-            token_review(shared, body_json(req).await)
+            token_review(shared, body_json())
         }
         (Method::POST, "/apis/authorization.k8s.io/v1/subjectaccessreviews") => {
-            access_review(shared, body_json(req).await)
+            access_review(shared, body_json())
         }
-        (Method::GET, p) => {
-            let query = req.uri().query().unwrap_or_default().to_string();
-            match queries::serve(shared, p, &query).await {
-                Some(resp) => resp,
-                None => not_found(),
-            }
-        }
-        _ => not_found(),
-    }
+        (Method::POST, SELF_SUBJECT_REVIEWS) => self_subject_review(user),
+        (Method::GET, p) => queries::serve(shared, p, call.query).await?,
+        _ => writes::serve(shared, call)?,
+    })
 }
 
 fn not_found() -> Response<Body> {
@@ -154,11 +197,6 @@ fn not_found() -> Response<Body> {
         "NotFound",
         "the server could not find the requested resource",
     )
-}
-
-async fn body_json(req: Request<Incoming>) -> Value {
-    let bytes = req.into_body().collect().await.unwrap().to_bytes();
-    serde_json::from_slice(&bytes).unwrap_or(Value::Null)
 }
 
 fn list(shared: &Arc<Shared>) -> Response<Body> {
@@ -173,8 +211,8 @@ fn list(shared: &Arc<Shared>) -> Response<Body> {
     reply(StatusCode::OK, &body)
 }
 
-fn watch(shared: &Arc<Shared>, req: &Request<Incoming>) -> Response<Body> {
-    let from: u64 = query(req, "resourceVersion")
+fn watch(shared: &Arc<Shared>, parts: &Parts) -> Response<Body> {
+    let from: u64 = query(parts, "resourceVersion")
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
     let (past, live) = {

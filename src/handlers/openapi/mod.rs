@@ -5,14 +5,12 @@
 //! current URL. Only JSON is produced: a client accepting nothing but the protobuf
 //! encodings gets 406, which kubectl treats as "no OpenAPI v2" and works without.
 
-use std::sync::Arc;
-
 use bytes::Bytes;
 use http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 
 use crate::crd::openapi::{Document, Documents, server_relative_url};
 use crate::error::ApiError;
-use crate::handlers::{AppState, Call, Reply};
+use crate::handlers::{Call, Reply};
 
 /// A complete OpenAPI answer: status, headers and body.
 #[derive(Debug)]
@@ -62,10 +60,10 @@ impl Answer {
 }
 
 /// `GET /openapi/...`: `parts` are the path segments.
-pub fn serve(state: &Arc<AppState>, call: &Call, parts: &[&str]) -> Result<Reply, ApiError> {
+pub fn serve(call: &Call, parts: &[&str]) -> Result<Reply, ApiError> {
     let now = jiff::Timestamp::now();
     answer(
-        state.catalog.openapi(),
+        call.catalog.openapi(),
         parts,
         call.query.pairs(),
         &call.headers,

@@ -5,16 +5,16 @@ use prometheus_client::metrics::gauge::Gauge;
 
 use crate::crd::labels::request_labels;
 use crate::error::ApiError;
-use crate::handlers::AppState;
 use crate::handlers::context::Target;
+use crate::handlers::{AppState, Call};
 use crate::metrics::LongRunningLabels;
 use crate::request::info::RequestInfo;
 
 /// The in-flight limit's 429 (`TooManyRequests`, `Retry-After`) for a watch's initial
 /// list past the read-only budget or a user past `--max-watches-per-user`, counted in
 /// `apiserver_request_terminations_total` as the limit's own 429s are.
-pub(super) fn too_many(state: &AppState, info: &RequestInfo, message: String) -> ApiError {
-    let labels = request_labels(info, &state.catalog);
+pub(super) fn too_many(state: &AppState, call: &Call, message: String) -> ApiError {
+    let labels = request_labels(&call.info, &call.catalog);
     state.metrics.count_termination(labels, 429);
     crate::inflight::too_many_requests(message)
 }

@@ -73,7 +73,7 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
     let slot = state
         .watches
         .admit(&call.user)
-        .map_err(|at: AtLimit| too_many(state, &call.info, at.message()))?;
+        .map_err(|at: AtLimit| too_many(state, call, at.message()))?;
     let open = OpenWatch::new(
         state
             .metrics
@@ -87,7 +87,7 @@ pub async fn serve(state: &Arc<AppState>, call: &Call, ctx: &Target) -> Result<R
         // The initial list reads the whole collection: it counts against the read-only
         // budget (the watch itself does not), so many watches at once are pushed back.
         let _slot = (state.inflight.admit_initial_list(&call.user))
-            .map_err(|_| too_many(state, &call.info, TOO_MANY_REQUESTS.into()))?;
+            .map_err(|_| too_many(state, call, TOO_MANY_REQUESTS.into()))?;
         let page = read_page(
             state,
             ctx,

@@ -350,8 +350,9 @@ fn series(metrics: &crate::metrics::Metrics) -> Vec<String> {
 fn type_warnings_follow_policy_generations_series_set_and_removed() {
     let mut metrics = crate::metrics::Metrics::new();
     let warnings = TypeWarnings::register(&mut metrics);
+    let served = Arc::new(catalog());
     let checks = Arc::new(TypeChecks {
-        catalog: Arc::new(catalog()),
+        catalog: Arc::new(move || served.clone()),
         warnings: warnings.clone(),
     });
     let followed = Arc::new(Followed::<ValidatingPolicies>::with_hook(

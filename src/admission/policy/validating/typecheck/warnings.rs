@@ -16,7 +16,6 @@ use prometheus_client::metrics::gauge::Gauge;
 use super::{ExpressionWarning, Schemas, check};
 use crate::admission::policy::generic::kinds::ValidatingPolicies;
 use crate::admission::policy::generic::source::CompileHook;
-use crate::crd::catalog::Catalog;
 use crate::metrics::Metrics;
 
 pub const METRIC: &str = "crd_apiserver_validating_admission_policy_type_warnings";
@@ -101,7 +100,8 @@ fn labels(policy: &str, field_ref: &str) -> WarningLabels {
 /// The type checks of ValidatingAdmissionPolicies against our served resources, run
 /// once per policy generation.
 pub struct TypeChecks {
-    pub catalog: Arc<Catalog>,
+    /// The served catalog now (a policy compiled later checks against the later one).
+    pub catalog: crate::admission::policy::generic::params::served::CatalogNow,
     pub warnings: TypeWarnings,
 }
 
@@ -118,7 +118,7 @@ impl TypeChecks {
 
 impl CompileHook<ValidatingPolicies> for TypeChecks {
     fn compiled(&self, policy: &ValidatingAdmissionPolicy) {
-        self.run(self.catalog.as_ref(), policy);
+        self.run((self.catalog)().as_ref(), policy);
     }
 
     fn removed(&self, name: &str) {
