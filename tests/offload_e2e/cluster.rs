@@ -30,6 +30,7 @@ pub const SERVICES: Resource = Resource {
     plural: "services",
     kind: "Service",
     namespaced: true,
+    status: false,
 };
 pub const ENDPOINT_SLICES: Resource = Resource {
     group: "discovery.k8s.io",
@@ -37,6 +38,7 @@ pub const ENDPOINT_SLICES: Resource = Resource {
     plural: "endpointslices",
     kind: "EndpointSlice",
     namespaced: true,
+    status: false,
 };
 /// Listed (empty) so the peers' priority-and-fairness informers sync.
 const FLOW_SCHEMAS: Resource = Resource {
@@ -45,6 +47,7 @@ const FLOW_SCHEMAS: Resource = Resource {
     plural: "flowschemas",
     kind: "FlowSchema",
     namespaced: false,
+    status: false,
 };
 const PRIORITY_LEVELS: Resource = Resource {
     group: "flowcontrol.apiserver.k8s.io",
@@ -52,6 +55,7 @@ const PRIORITY_LEVELS: Resource = Resource {
     plural: "prioritylevelconfigurations",
     kind: "PriorityLevelConfiguration",
     namespaced: false,
+    status: false,
 };
 
 /// Our Service, as the APIServices name it.
