@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Generates crd-apiserver's serving PKI for an in-cluster install and fills the
-# APIService caBundle:
+# Generates a serving PKI for an install that brings its own serving certificate
+# (`--tls-cert-file`/`--tls-private-key-file`, with `--apiservice-ca-file` = ca.crt for
+# `--register-apiservices`). The manifests in manifests/ need none of this: the server
+# keeps its own serving CA there (`--serving-ca-secret`).
 #
 #   pki/serving-ca.{crt,key}   the serving CA (kept across runs; its certificate is the caBundle)
 #   pki/serving.{crt,key}      the serving certificate for <service>.<namespace>.svc (renewed each run)
-#   manifests/serving-pki/     tls.crt, tls.key, ca.crt: read by kustomize's secretGenerator; the
-#                              APIService objects get spec.caBundle from ca.crt (a replacement in
-#                              manifests/kustomization.yaml), so `kubectl apply -k manifests/` ships
-#                              a real caBundle.
+#   manifests/serving-pki/     tls.crt, tls.key, ca.crt: for a Secret of your own (e.g. a
+#                              kustomize secretGenerator in an overlay).
 #
 # Only the serving side is made here: the front-proxy CA and the client CA belong to the
 # cluster and reach the server through the kube-system/extension-apiserver-authentication

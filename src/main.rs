@@ -32,8 +32,22 @@ async fn main() {
             }
             return;
         }
-        // Filled in by the registration and offload work (issue 34).
-        Some(Command::Unregister(_) | Command::Offload(_)) => {
+        Some(Command::Unregister(flags)) => {
+            init_logging(LogFormat::Text);
+            crd_apiserver::server::tls::install_crypto_provider();
+            let mut out = std::io::stdout();
+            match crd_apiserver::register::unregister::run(&flags, &mut out).await {
+                Ok(0) => eprintln!("crd-apiserver unregister: no APIServices of ours found"),
+                Ok(_) => {}
+                Err(e) => {
+                    eprintln!("crd-apiserver unregister: {e}");
+                    std::process::exit(1);
+                }
+            }
+            return;
+        }
+        // Filled in by the offload work (issue 34).
+        Some(Command::Offload(_)) => {
             eprintln!("crd-apiserver: not built yet");
             std::process::exit(2);
         }

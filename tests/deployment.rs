@@ -1,7 +1,8 @@
-//! The in-cluster deployment: `hack/gen-pki.sh` run into a temporary copy of the
-//! repository's manifests, then `kubectl kustomize` must render every object the install
-//! needs, and each APIService's caBundle must verify the serving certificate the script
-//! made for the Service's DNS name. Needs bash, openssl and kubectl (CI installs them).
+//! The in-cluster deployment: `kubectl kustomize` of the repository's manifests must
+//! render every object the install needs — the server registering its own APIServices
+//! with its own serving CA Secret, and the RBAC both need — and `hack/gen-pki.sh` (for
+//! installs with `--tls-cert-file` and `--apiservice-ca-file`) must make a serving
+//! certificate its CA verifies. Needs bash, openssl and kubectl (CI installs them).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
 
@@ -32,23 +33,11 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// Runs the PKI script and kustomize in a temp dir; returns the dir and the objects.
+/// Renders a temporary copy of the manifests with kustomize; the dir and the objects.
 fn render() -> (tempfile::TempDir, Vec<Value>) {
     let dir = tempfile::tempdir().unwrap();
     let manifests = dir.path().join("manifests");
     copy_dir(&common::repo_root().join("manifests"), &manifests);
-    let script = common::repo_root().join("hack/gen-pki.sh");
-    let out = Command::new("bash")
-        .arg(&script)
-        .env("PKI_DIR", dir.path().join("pki"))
-        .env("MANIFESTS_DIR", &manifests)
-        .output()
-        .expect("run bash hack/gen-pki.sh (bash and openssl are required)");
-    assert!(
-        out.status.success(),
-        "gen-pki.sh failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     assert!(
         Path::new(common::KUBECTL).exists(),
         "kubectl is required at {}: install it with `hack/install-deps.sh`",
@@ -125,36 +114,101 @@ fn served_group_versions() -> BTreeSet<(String, String)> {
         .collect()
 }
 
+/// The value of `--flag=` in `args`.
+fn arg<'a>(args: &'a [Value], flag: &str) -> Option<&'a str> {
+    args.iter()
+        .filter_map(Value::as_str)
+        .find_map(|a| a.strip_prefix(&format!("{flag}=")))
+}
+
 #[test]
-fn kustomize_renders_apiservices_with_ca_bundle_verifying_serving_cert() {
-    let (dir, objects) = render();
-    let apiservices = find(&objects, "APIService");
-    let listed: BTreeSet<(String, String)> = apiservices
-        .iter()
-        .map(|a| {
-            (
-                a["spec"]["group"].as_str().unwrap().into(),
-                a["spec"]["version"].as_str().unwrap().into(),
-            )
-        })
-        .collect();
-    assert_eq!(
-        listed,
-        served_group_versions(),
-        "one APIService per served group/version"
+fn kustomize_renders_self_registration_flags_and_their_rbac() {
+    let (_dir, objects) = render();
+    assert!(
+        find(&objects, "APIService").is_empty(),
+        "the server registers its APIServices itself"
     );
-    for api in apiservices {
-        let service = &api["spec"]["service"];
-        let host = format!(
-            "{}.{}.svc",
-            service["name"].as_str().unwrap(),
-            service["namespace"].as_str().unwrap()
-        );
-        let bundle = api["spec"]["caBundle"]
-            .as_str()
-            .unwrap_or_else(|| panic!("{} has no caBundle", api["metadata"]["name"]));
-        verify_serving(bundle, &dir.path().join("pki/serving.crt"), &host);
-    }
+    assert!(
+        find(&objects, "Secret").is_empty(),
+        "the server makes its CA"
+    );
+    let deployment = one(&objects, "Deployment");
+    let args = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
+        .as_array()
+        .unwrap();
+    assert!(args.iter().any(|a| a == "--register-apiservices"));
+    let secret = arg(args, "--serving-ca-secret").expect("--serving-ca-secret");
+    let (namespace, name) = secret.split_once('/').unwrap();
+    let service = one(&objects, "Service");
+    assert_eq!(
+        arg(args, "--service-name"),
+        service["metadata"]["name"].as_str()
+    );
+    assert_eq!(
+        arg(args, "--service-namespace"),
+        service["metadata"]["namespace"].as_str()
+    );
+    assert_eq!(arg(args, "--service-port"), Some("443"));
+    // The CRDs' served group/versions are what the server registers.
+    assert!(!served_group_versions().is_empty());
+
+    let registrar = find(&objects, "ClusterRole")
+        .into_iter()
+        .find(|r| r["metadata"]["name"] == "crd-apiserver:apiservice-registrar")
+        .expect("the registrar ClusterRole");
+    assert_eq!(
+        registrar["rules"],
+        serde_json::json!([{"apiGroups": ["apiregistration.k8s.io"], "resources": ["apiservices"],
+            "verbs": ["get", "list", "watch", "create", "patch", "update", "delete"]}])
+    );
+    let role = find(&objects, "Role")
+        .into_iter()
+        .find(|r| r["metadata"]["name"] == "crd-apiserver:serving-ca")
+        .expect("the serving CA Role");
+    assert_eq!(role["metadata"]["namespace"], namespace);
+    assert_eq!(
+        role["rules"],
+        serde_json::json!([
+            {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create"]},
+            {"apiGroups": [""], "resources": ["secrets"], "resourceNames": [name],
+                "verbs": ["get", "update"]}])
+    );
+    let bound = |kind: &str, role: &str| {
+        find(&objects, kind).iter().any(|b| {
+            b["roleRef"]["name"] == role
+                && b["subjects"][0]["name"] == "crd-apiserver"
+                && b["subjects"][0]["namespace"] == namespace
+        })
+    };
+    assert!(bound(
+        "ClusterRoleBinding",
+        "crd-apiserver:apiservice-registrar"
+    ));
+    assert!(bound("RoleBinding", "crd-apiserver:serving-ca"));
+}
+
+#[test]
+fn unregister_job_unregisters_only_our_service_after_scale_down() {
+    let path = common::repo_root().join("manifests/uninstall/unregister-job.yaml");
+    let text = std::fs::read_to_string(path).unwrap();
+    let objects: Vec<Value> = serde_saphyr::from_multiple(&text).unwrap();
+    let job = one(&objects, "Job");
+    let pod = &job["spec"]["template"]["spec"];
+    assert_eq!(
+        pod["containers"][0]["args"],
+        serde_json::json!(["unregister", "--service=crd-apiserver/crd-apiserver"])
+    );
+    let scale = pod["initContainers"][0]["command"].to_string();
+    assert!(
+        scale.contains("scale deployment/crd-apiserver --replicas=0"),
+        "{scale}"
+    );
+    let deleter = one(&objects, "ClusterRole");
+    assert_eq!(
+        deleter["rules"],
+        serde_json::json!([{"apiGroups": ["apiregistration.k8s.io"], "resources": ["apiservices"],
+            "verbs": ["list", "delete"]}])
+    );
 }
 
 #[test]
@@ -176,6 +230,7 @@ fn kustomize_renders_rbac_service_and_hardened_deployment() {
         cluster_roles,
         BTreeSet::from([
             "crd-apiserver:admission-config-reader",
+            "crd-apiserver:apiservice-registrar",
             "crd-apiserver:namespace-reader",
             "system:auth-delegator"
         ])
@@ -205,8 +260,10 @@ fn kustomize_renders_rbac_service_and_hardened_deployment() {
                 "validatingadmissionpolicies", "validatingadmissionpolicybindings"],
             "verbs": ["list", "watch"]}])
     );
-    let reader = one(&objects, "RoleBinding");
-    assert_eq!(reader["metadata"]["namespace"], "kube-system");
+    let reader = find(&objects, "RoleBinding")
+        .into_iter()
+        .find(|b| b["metadata"]["namespace"] == "kube-system")
+        .expect("the RoleBinding in kube-system");
     assert_eq!(
         reader["roleRef"]["name"],
         "extension-apiserver-authentication-reader"
@@ -233,13 +290,23 @@ fn kustomize_renders_rbac_service_and_hardened_deployment() {
     assert_eq!(container["readinessProbe"]["httpGet"]["path"], "/readyz");
     assert!(container["resources"]["requests"]["cpu"].is_string());
     assert!(container["resources"]["requests"]["memory"].is_string());
-    let secret = one(&objects, "Secret");
-    let mounted = pod["volumes"]
+    let cert_dir = arg(container["args"].as_array().unwrap(), "--cert-dir").unwrap();
+    let mount = container["volumeMounts"]
         .as_array()
         .unwrap()
         .iter()
-        .any(|v| v["secret"]["secretName"] == secret["metadata"]["name"]);
-    assert!(mounted, "the generated serving Secret is the one mounted");
+        .find(|m| m["mountPath"] == cert_dir)
+        .expect("--cert-dir is a mounted volume (the root filesystem is read-only)");
+    let volume = pod["volumes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == mount["name"])
+        .unwrap();
+    assert_eq!(
+        volume["emptyDir"]["medium"], "Memory",
+        "the key stays off disk"
+    );
 }
 
 #[test]

@@ -1,26 +1,19 @@
 //! The fake kube-apiserver as a host cluster (tests/common/fake_kube*), driven with kube's
-//! own client: writes in kube's wire format (server metadata, AlreadyExists, Conflict,
-//! NotFound), managedFields of updates and server-side apply, deletes with preconditions and
-//! finalizers, watch events and labelSelector, `/status`, dry-run, the offload fence
-//! emulation, SelfSubjectReview, a CRD's custom resources and forwarding.
+//! own client — writes in kube's wire format: server metadata, AlreadyExists, Invalid,
+//! Conflict, NotFound, deletes with preconditions and finalizers, dry-run, Secret stringData,
+//! create-on-update of Leases, malformed bodies. Watches, apply and `/status` are in
+//! fake_host_fields.rs; the fence, SelfSubjectReview, CRDs and forwarding in fake_host_fence.rs.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
 
 mod common;
 #[path = "common/fake_kube.rs"]
 mod fake_kube;
 
-use std::time::Duration;
-
 use fake_kube::FakeKube;
-use fake_kube::host::{APISERVICES, SECRETS};
-use futures::{StreamExt, TryStreamExt};
+use fake_kube::host::SECRETS;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use kube::api::{
-    Api, DeleteParams, Patch, PatchParams, PostParams, Preconditions, WatchEvent, WatchParams,
-};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams, Preconditions};
 use serde_json::{Value, json};
-
-const WITHIN: Duration = Duration::from_secs(10);
 
 fn api_error(result: Result<impl std::fmt::Debug, kube::Error>) -> kube::core::Status {
     match result {
@@ -85,6 +78,43 @@ async fn create_sets_server_metadata_and_a_taken_name_is_already_exists() {
         nameless.message,
         "Secret \"\" is invalid: metadata.name: Required value: name or generateName is required"
     );
+}
+
+#[tokio::test]
+async fn secret_string_data_is_stored_as_data_and_a_lease_put_creates_it() {
+    use k8s_openapi::api::coordination::v1::Lease;
+    let fake = FakeKube::start();
+    let secrets: Api<Secret> = Api::namespaced(fake.client().await, "default");
+    let secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "ca"}, "type": "kubernetes.io/tls", "stringData": {"tls.crt": "PEM"}}))
+    .unwrap();
+    secrets
+        .create(&PostParams::default(), &secret)
+        .await
+        .unwrap();
+    let stored = fake.object(&SECRETS, Some("default"), "ca").unwrap();
+    assert_eq!(stored["data"], json!({"tls.crt": "UEVN"}));
+    assert!(stored.get("stringData").is_none(), "{stored}");
+
+    let leases: Api<Lease> = Api::namespaced(fake.client().await, "default");
+    let lease: Lease = serde_json::from_value(json!({"metadata": {"name": "leader"},
+        "spec": {"holderIdentity": "a"}}))
+    .unwrap();
+    let created = leases
+        .replace("leader", &PostParams::default(), &lease)
+        .await
+        .unwrap();
+    assert_eq!(created.spec.unwrap().holder_identity.as_deref(), Some("a"));
+    let maps: Api<ConfigMap> = Api::namespaced(fake.client().await, "default");
+    let refused = api_error(
+        maps.replace(
+            "leader",
+            &PostParams::default(),
+            &configmap("leader", json!({})),
+        )
+        .await,
+    );
+    assert_eq!(refused.code, 404, "only leases and events create on update");
 }
 
 #[tokio::test]
@@ -187,62 +217,6 @@ async fn delete_checks_preconditions_and_waits_for_finalizers() {
 }
 
 #[tokio::test]
-async fn watch_with_a_label_selector_sees_only_matching_writes() {
-    let fake = FakeKube::start();
-    let maps: Api<ConfigMap> = Api::namespaced(fake.client().await, "default");
-    let start = maps
-        .list(&Default::default())
-        .await
-        .unwrap()
-        .metadata
-        .resource_version
-        .unwrap();
-    let params = WatchParams::default().labels("app in (x,y),tier!=db");
-    let mut events = maps.watch(&params, &start).await.unwrap().boxed();
-    for (name, app, tier) in [
-        ("one", "x", "web"),
-        ("two", "z", "web"),
-        ("three", "y", "db"),
-        ("four", "y", "web"),
-    ] {
-        let mut map = configmap(name, json!({}));
-        map.metadata.labels =
-            Some([("app".into(), app.into()), ("tier".into(), tier.into())].into());
-        maps.create(&PostParams::default(), &map).await.unwrap();
-    }
-    maps.delete("one", &DeleteParams::default()).await.unwrap();
-    let mut seen = Vec::new();
-    while seen.len() < 3 {
-        let event = tokio::time::timeout(WITHIN, events.try_next())
-            .await
-            .unwrap()
-            .unwrap()
-            .unwrap();
-        seen.push(match event {
-            WatchEvent::Added(m) => format!("ADDED {}", m.metadata.name.unwrap()),
-            WatchEvent::Deleted(m) => format!("DELETED {}", m.metadata.name.unwrap()),
-            other => format!("{other:?}"),
-        });
-    }
-    assert_eq!(seen, ["ADDED one", "ADDED four", "DELETED one"]);
-    let listed = maps
-        .list(&kube::api::ListParams::default().labels("app=y"))
-        .await
-        .unwrap();
-    let names: Vec<_> = listed
-        .items
-        .iter()
-        .map(|m| m.metadata.name.clone().unwrap())
-        .collect();
-    assert_eq!(names, ["four", "three"]);
-    let bad = api_error(
-        maps.list(&kube::api::ListParams::default().labels("app in x"))
-            .await,
-    );
-    assert_eq!((bad.code, bad.reason.as_str()), (400, "BadRequest"));
-}
-
-#[tokio::test]
 async fn dry_run_answers_and_stores_nothing() {
     let fake = FakeKube::start();
     let maps: Api<ConfigMap> = Api::namespaced(fake.client().await, "default");
@@ -297,5 +271,75 @@ async fn dry_run_answers_and_stores_nothing() {
         fake.object(&fake_kube::collections::CONFIGMAPS, Some("default"), "dry")
             .is_some()
     );
-    let _ = APISERVICES;
+}
+
+#[tokio::test]
+async fn a_malformed_body_is_bad_request_and_stores_nothing() {
+    let fake = FakeKube::start();
+    let client = fake.client().await;
+    let path = "/api/v1/namespaces/default/configmaps";
+    let send = |method: http::Method, path: String, content_type: &str, body: &str| {
+        let request = http::Request::builder()
+            .method(method)
+            .uri(path)
+            .header("content-type", content_type)
+            .body(body.as_bytes().to_vec())
+            .unwrap();
+        let client = client.clone();
+        async move { client.request::<Value>(request).await }
+    };
+    let cases = [
+        (
+            http::Method::POST,
+            path.to_string(),
+            "application/json",
+            "[1]",
+        ),
+        (
+            http::Method::POST,
+            path.to_string(),
+            "application/json",
+            r#"{"metadata": 5}"#,
+        ),
+        (
+            http::Method::POST,
+            path.to_string(),
+            "application/json",
+            "{not json",
+        ),
+        (
+            http::Method::PATCH,
+            format!("{path}/m?fieldManager=x"),
+            "application/apply-patch+yaml",
+            "- 1",
+        ),
+        (
+            http::Method::PATCH,
+            format!("{path}/m"),
+            "application/merge-patch+json",
+            r#"{"metadata": "x"}"#,
+        ),
+    ];
+    let mut maps = Api::<ConfigMap>::namespaced(client.clone(), "default");
+    maps.create(&PostParams::default(), &configmap("m", json!({"x": "1"})))
+        .await
+        .unwrap();
+    for (method, path, content_type, body) in cases {
+        let refused = api_error(send(method.clone(), path.clone(), content_type, body).await);
+        assert_eq!(
+            (refused.code, refused.reason.as_str()),
+            (400, "BadRequest"),
+            "{method} {path} {body}"
+        );
+    }
+    let stored = fake
+        .object(&fake_kube::collections::CONFIGMAPS, Some("default"), "m")
+        .unwrap();
+    assert_eq!(stored["data"], json!({"x": "1"}));
+    maps = Api::namespaced(fake.client().await, "default");
+    assert_eq!(
+        maps.list(&Default::default()).await.unwrap().items.len(),
+        1,
+        "the fake still answers"
+    );
 }

@@ -58,11 +58,24 @@ pub struct Reflector<K, S> {
     sink: Arc<S>,
     /// What is followed, for the logs (`namespaces`, ...).
     what: &'static str,
+    /// Only objects with these labels (a label selector), when set.
+    labels: Option<String>,
 }
 
 impl<K: Followable, S: Sink<K>> Reflector<K, S> {
     pub fn new(api: Api<K>, sink: Arc<S>, what: &'static str) -> Self {
-        Reflector { api, sink, what }
+        Reflector {
+            api,
+            sink,
+            what,
+            labels: None,
+        }
+    }
+
+    /// Follows only the objects `selector` (a label selector) selects.
+    pub fn with_label_selector(mut self, selector: &str) -> Self {
+        self.labels = Some(selector.to_string());
+        self
     }
 
     /// Runs until the process ends.
@@ -108,6 +121,9 @@ impl<K: Followable, S: Sink<K>> Reflector<K, S> {
     async fn list(&self) -> Result<String, kube::Error> {
         let mut listed = Vec::new();
         let mut params = ListParams::default().limit(PAGE_SIZE);
+        if let Some(selector) = &self.labels {
+            params = params.labels(selector);
+        }
         loop {
             let page = self.api.list(&params).await?;
             listed.extend(page.items);
@@ -123,7 +139,10 @@ impl<K: Followable, S: Sink<K>> Reflector<K, S> {
 
     async fn watch_from(&self, version: &str) -> WatchEnd {
         let started = Instant::now();
-        let params = WatchParams::default().timeout(WATCH_TIMEOUT_SECONDS);
+        let mut params = WatchParams::default().timeout(WATCH_TIMEOUT_SECONDS);
+        if let Some(selector) = &self.labels {
+            params = params.labels(selector);
+        }
         let stream = match self.api.watch(&params, version).await {
             Ok(s) => s,
             Err(kube::Error::Api(s)) if s.code == 410 => return WatchEnd::Relist,

@@ -63,3 +63,100 @@ pub struct UnregisterFlags {
     #[arg(long = "service")]
     pub service: Option<String>,
 }
+
+/// `<namespace>/<name>` (a DNS-1123 label and a DNS-1123 subdomain), or why not.
+pub fn parse_namespaced(text: &str) -> Result<(String, String), String> {
+    let Some((namespace, name)) = text.split_once('/') else {
+        return Err(format!(
+            "{text:?} invalid, must be of format: <namespace>/<name>"
+        ));
+    };
+    let mut problems = Vec::new();
+    for problem in crate::validation::dns::is_dns1123_label(namespace) {
+        problems.push(format!("namespace {namespace:?}: {problem}"));
+    }
+    for problem in crate::validation::dns::is_dns1123_subdomain(name) {
+        problems.push(format!("name {name:?}: {problem}"));
+    }
+    match problems.is_empty() {
+        true => Ok((namespace.to_string(), name.to_string())),
+        false => Err(format!("{text:?} invalid: {}", problems.join("; "))),
+    }
+}
+
+impl super::validate::Problems {
+    /// The registration and offload flags together: what each needs and excludes.
+    pub(super) fn check_register(&mut self, flags: &super::ServeFlags) {
+        let register = &flags.register;
+        if let Some(secret) = &register.serving_ca_secret {
+            if let Err(problem) = parse_namespaced(secret) {
+                self.add("serving-ca-secret", problem);
+            }
+            if flags.tls_cert_file.is_some() {
+                self.raw("--serving-ca-secret can not be set with --tls-cert-file");
+            }
+            if register.apiservice_ca_file.is_some() {
+                self.raw("--apiservice-ca-file can not be set with --serving-ca-secret (the APIServices' caBundle is the Secret's ca.crt)");
+            }
+        }
+        if let Some(file) = &register.apiservice_ca_file {
+            self.readable("apiservice-ca-file", file);
+        }
+        if register.register_apiservices
+            && register.apiservice_ca_file.is_none()
+            && register.serving_ca_secret.is_none()
+        {
+            self.raw("--register-apiservices must be set with --apiservice-ca-file or --serving-ca-secret (the CA bundle of the APIServices)");
+        }
+        if let Some(selector) = &flags.offload.offload_selector {
+            if !register.register_apiservices {
+                self.raw("--offload-selector must be set with --register-apiservices");
+            }
+            if let Err(e) = crate::selector::label::LabelSelector::parse(selector) {
+                self.add("offload-selector", e);
+            }
+        }
+        self.check_service(register);
+    }
+
+    fn check_service(&mut self, register: &RegisterFlags) {
+        for problem in crate::validation::dns::is_dns1035_label(&register.service_name) {
+            self.add("service-name", problem);
+        }
+        if let Some(namespace) = &register.service_namespace {
+            for problem in crate::validation::dns::is_dns1123_label(namespace) {
+                self.add("service-namespace", problem);
+            }
+        }
+        if !(1..=65535).contains(&register.service_port) {
+            self.add("service-port", "must be between 1 and 65535, inclusive");
+        }
+        let positive = [
+            ("serving-cert-validity", register.serving_cert_validity),
+            ("serving-ca-validity", register.serving_ca_validity),
+        ];
+        for (flag, duration) in positive {
+            if duration.is_zero() {
+                self.add(flag, "must be greater than 0");
+            }
+        }
+    }
+}
+
+/// The namespace of our Service: `--service-namespace`, else the pod's namespace (the
+/// service account's namespace file), else `default`.
+pub fn service_namespace(flag: Option<&str>) -> String {
+    const POD_NAMESPACE: &str = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
+    flag.map(str::to_string)
+        .or_else(|| {
+            std::fs::read_to_string(POD_NAMESPACE)
+                .ok()
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+        })
+        .unwrap_or_else(|| "default".to_string())
+}
+
+#[cfg(test)]
+#[path = "register_tests.rs"]
+mod tests;

@@ -19,6 +19,13 @@ pub enum Serving {
     Files { cert: PathBuf, key: PathBuf },
     /// A self-signed pair kept in `--cert-dir`.
     SelfSigned { cert_dir: PathBuf },
+    /// Our own CA and serving certificate kept in the host cluster's Secret
+    /// `--serving-ca-secret` (`namespace`/`name`), the pair written under `--cert-dir`.
+    CaSecret {
+        namespace: String,
+        name: String,
+        cert_dir: PathBuf,
+    },
 }
 
 /// Which store holds the objects.
@@ -71,6 +78,7 @@ impl ServeFlags {
         problems.check_durations(&self);
         problems.check_limits(&self);
         problems.check_always_allow_paths(&self.auth.authorization_always_allow_paths);
+        problems.check_register(&self);
         match (
             serving, store, transport, admission, audit, encryption, tracing,
         ) {
@@ -146,9 +154,21 @@ impl Problems {
                 cert: cert.clone(),
                 key: key.clone(),
             }),
-            (None, None) => Some(Serving::SelfSigned {
-                cert_dir: flags.cert_dir.clone(),
-            }),
+            (None, None) => match &flags.register.serving_ca_secret {
+                None => Some(Serving::SelfSigned {
+                    cert_dir: flags.cert_dir.clone(),
+                }),
+                // A malformed value is reported by `check_register`.
+                Some(secret) => {
+                    super::register::parse_namespaced(secret)
+                        .ok()
+                        .map(|(namespace, name)| Serving::CaSecret {
+                            namespace,
+                            name,
+                            cert_dir: flags.cert_dir.clone(),
+                        })
+                }
+            },
             (Some(_), None) => {
                 self.add("tls-private-key-file", "required with --tls-cert-file");
                 None

@@ -1,6 +1,8 @@
 //! The served definitions, live: the CRDs of `--crd-dir` and those offload mode serves
 //! from the host cluster, compiled into one [`Catalog`]; a change compiles a new catalog
 //! once and swaps the `Arc` every later request reads (requests in flight keep theirs).
+//! What must cover a resource before any request can reach it (the watch cache,
+//! encryption at rest) follows in [`Definitions::on_change`]'s hooks, run before the swap.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -28,6 +30,9 @@ pub enum DefinitionError {
 /// The converter factory a live catalog is rebuilt with.
 pub type Converters = Arc<dyn ConverterFactory + Send + Sync>;
 
+/// Called with the next catalog and the one it replaces, before the next one is served.
+pub type Hook = Arc<dyn Fn(&Catalog, &Catalog) + Send + Sync>;
+
 /// The live catalog and the definitions it is built from.
 pub struct Definitions {
     /// `--crd-dir`'s definitions, fixed at start.
@@ -36,6 +41,7 @@ pub struct Definitions {
     offloaded: Mutex<BTreeMap<String, CustomResourceDefinition>>,
     converters: Converters,
     current: watch::Sender<Arc<Catalog>>,
+    hooks: Mutex<Vec<Hook>>,
 }
 
 impl Definitions {
@@ -50,6 +56,7 @@ impl Definitions {
             offloaded: Mutex::default(),
             converters,
             current: watch::Sender::new(catalog),
+            hooks: Mutex::default(),
         }
     }
 
@@ -70,6 +77,15 @@ impl Definitions {
     /// Follows each new catalog.
     pub fn subscribe(&self) -> watch::Receiver<Arc<Catalog>> {
         self.current.subscribe()
+    }
+
+    /// Runs `hook` on every later change, before the new catalog is served (under the
+    /// change's lock: changes reach hooks one at a time, in order).
+    pub fn on_change(&self, hook: Hook) {
+        self.hooks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(hook);
     }
 
     /// Serves `crds` (host definitions; one of the same name is replaced), checked as kube
@@ -115,22 +131,26 @@ impl Definitions {
         &self,
         offloaded: &BTreeMap<String, CustomResourceDefinition>,
     ) -> Result<(), DefinitionError> {
-        let all: Vec<CustomResourceDefinition> = self
-            .files
-            .iter()
-            .chain(offloaded.values())
-            .cloned()
-            .collect();
-        let loaded: Vec<LoadedCrd> = all
-            .iter()
-            .map(|crd| LoadedCrd {
-                source: "host cluster".to_string(),
+        let loaded: Vec<LoadedCrd> = (self.files.iter().map(|crd| ("--crd-dir", crd)))
+            .chain(offloaded.values().map(|crd| ("host cluster", crd)))
+            .map(|(source, crd)| LoadedCrd {
+                source: source.to_string(),
                 crd: crd.clone(),
             })
             .collect();
         super::check::check_all(&loaded).map_err(|e| DefinitionError::Invalid(e.to_string()))?;
+        let all: Vec<CustomResourceDefinition> = loaded.into_iter().map(|l| l.crd).collect();
         let catalog = Catalog::build_with(&all, self.converters.as_ref())?;
+        let previous = self.current();
+        let hooks = self.hooks.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        for hook in &hooks {
+            hook(&catalog, &previous);
+        }
         self.current.send_replace(Arc::new(catalog));
         Ok(())
     }
 }
+
+#[cfg(test)]
+#[path = "live_tests.rs"]
+mod tests;

@@ -11,6 +11,7 @@ pub mod discovery;
 pub mod health;
 pub mod object;
 pub mod openapi;
+pub mod restore;
 pub mod scale;
 pub mod state;
 pub mod storedversions;

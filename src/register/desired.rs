@@ -65,7 +65,9 @@ impl Desired {
                     port: Some(route.service_port),
                 }),
                 ca_bundle: (!bundle.is_empty()).then(|| ByteString(bundle.as_ref().clone())),
-                insecure_skip_tls_verify: None,
+                // Said explicitly, so a server-side apply owns it: `true` set by another
+                // manager is taken back (TLS to us is always verified).
+                insecure_skip_tls_verify: Some(false),
             }),
             status: None,
         }

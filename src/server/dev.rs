@@ -85,8 +85,12 @@ pub fn prepare(mut flags: ServeFlags) -> Result<(ServeFlags, DevPki), PkiError> 
     let dev = DevPki::at(&flags.dev_pki_dir);
     dev.ensure()?;
     private_dir(&flags.data_dir)?;
-    flags.tls_cert_file = Some(dev.dir.join("serving.crt"));
-    flags.tls_private_key_file = Some(dev.dir.join("serving.key"));
+    // With `--serving-ca-secret` the server serves the Secret's certificate (its CA is
+    // the Secret's ca.crt, not the dev serving CA the kubeconfig names).
+    if flags.register.serving_ca_secret.is_none() {
+        flags.tls_cert_file = Some(dev.dir.join("serving.crt"));
+        flags.tls_private_key_file = Some(dev.dir.join("serving.key"));
+    }
     flags.auth.client_ca_file = Some(dev.client_ca.clone());
     if flags.crd_dir.is_empty() {
         flags.crd_dir = vec![PathBuf::from("manifests/examples")];

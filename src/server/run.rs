@@ -30,11 +30,14 @@ use crate::handlers::AppState;
 use crate::handlers::state::Lifecycle;
 use crate::inflight::InFlight;
 use crate::metrics::Metrics;
+use crate::register::reconcile::ReconcileMetrics;
 use crate::server::chain::Chain;
 use crate::server::definitions::{converters, load_definitions};
 use crate::server::serving::ServingFiles;
-use crate::server::stores::{compact_periodically, encrypting, open_store, traced, watch_cache};
-use crate::server::{accept, pki, shutdown, tls};
+use crate::server::stores::{
+    compact_periodically, encrypting, follow_catalog, open_store, traced, watch_cache,
+};
+use crate::server::{accept, pki, registration, shutdown, tls};
 use crate::storage::cache::CacheMetrics;
 use crate::storage::encryption::metrics::TransformationMetrics;
 use crate::storage::encryption::reload_metrics::ReloadMetrics;
@@ -52,6 +55,9 @@ pub enum StartError {
     Config(#[from] ConfigErrors),
     #[error("setting up delegated authentication or authorization: {0}")]
     Delegation(String),
+    /// `--register-apiservices` or `--serving-ca-secret` could not start.
+    #[error("{0}")]
+    Register(String),
     #[error(transparent)]
     Tls(#[from] tls::TlsError),
     #[error(transparent)]
@@ -87,15 +93,20 @@ impl StartError {
     }
 }
 
-/// Serving TLS from the configured pair, or a self-signed pair in `--cert-dir`, and the
-/// SNI pairs; the returned follower keeps the pairs in step with their files.
+/// Serving TLS from the configured pair, a self-signed pair in `--cert-dir`, or the pair
+/// `--serving-ca-secret` keeps (`registration` wrote it), and the SNI pairs; the
+/// returned follower keeps the pairs in step with their files.
 fn acceptor(
     serving: &Serving,
     transport: &Transport,
+    registration: &registration::Prepared,
 ) -> Result<(TlsAcceptor, ServingFiles), StartError> {
     let (cert, key) = match serving {
         Serving::Files { cert, key } => (cert.clone(), key.clone()),
         Serving::SelfSigned { cert_dir } => pki::self_signed_serving(cert_dir)?,
+        Serving::CaSecret { .. } => registration.serving_pair().ok_or_else(|| {
+            StartError::Register("--serving-ca-secret: no serving pair was prepared".into())
+        })?,
     };
     let (files, serving) = ServingFiles::load(cert, key, &transport.sni)?;
     let config = tls::server_config(serving, &transport.tls)?;
@@ -225,15 +236,36 @@ async fn policy_sources(
     ))
 }
 
+/// What a server that listens tells its starter.
+pub struct Listening {
+    pub addr: std::net::SocketAddr,
+    /// The served definitions (offload serves the host's through them).
+    pub definitions: Arc<Definitions>,
+    /// The handlers' state (the restore path writes through it).
+    pub state: Arc<AppState>,
+    /// The APIServices registration keeps (`--register-apiservices`; offload's switch
+    /// writes the same).
+    pub desired: Option<crate::register::desired::Desired>,
+}
+
 /// Runs the server until SIGTERM/SIGINT; `on_listening` learns the bound address first.
 pub async fn run(
     flags: ServeFlags,
     on_listening: impl FnOnce(std::net::SocketAddr),
 ) -> Result<(), StartError> {
+    run_with(flags, |listening| on_listening(listening.addr)).await
+}
+
+/// [`run`], `on_listening` given the live definitions and the state too (in-process
+/// tests drive the catalog through them).
+pub async fn run_with(
+    flags: ServeFlags,
+    on_listening: impl FnOnce(Listening),
+) -> Result<(), StartError> {
     tls::install_crypto_provider();
     // Every flag problem is reported at once, before anything is read or opened.
     let config = flags.validate()?;
-    raise_open_files_limit(config.transport.max_connections);
+    crate::server::open_files::raise_limit(config.transport.max_connections);
     let flags = &config.flags;
     let mut metrics = Metrics::new();
     let converters = converters(
@@ -243,7 +275,8 @@ pub async fn run(
     );
     let definitions = Arc::new(load_definitions(&flags.crd_dir, Arc::new(converters))?);
     let catalog = definitions.current();
-    let (acceptor, serving_files) = acceptor(&config.serving, &config.transport)?;
+    let registration = registration::prepare(&config).await?;
+    let (acceptor, serving_files) = acceptor(&config.serving, &config.transport, &registration)?;
     tokio::spawn(serving_files.run());
     let cache_metrics = CacheMetrics::register(&mut metrics);
     let transformation_metrics = (
@@ -252,6 +285,7 @@ pub async fn run(
     );
     let admission_metrics = AdmissionMetrics::register(&mut metrics);
     let audit_metrics = crate::audit::backend::AuditMetrics::register(&mut metrics);
+    let reconcile_metrics = ReconcileMetrics::register(&mut metrics);
     // kube registers them at init whatever the configuration; series appear with a provider.
     crate::storage::encryption::kms::register_metrics(&mut metrics);
     let metrics = Arc::new(metrics);
@@ -263,11 +297,13 @@ pub async fn run(
     let tracer = tracer(&config)?;
     let direct = open_store(&config.store).await?;
     let keys = KeyLayout::new(&flags.etcd_prefix);
-    let (direct, encrypted) =
+    let (direct, coverage) =
         encrypting(&config, &catalog, &keys, direct, transformation_metrics).await?;
+    let encrypted = coverage.is_some();
     // kube's etcd3 spans cover the value's transformation: traced above encryption.
     let direct = traced(direct, Layer::Backend, &tracer, &flags.etcd_prefix);
     let (store, cache) = watch_cache(&catalog, flags, direct, cache_metrics);
+    follow_catalog(&definitions, cache.clone(), coverage, keys.clone());
     let store = match cache {
         Some(_) => traced(store, Layer::Cache, &tracer, &flags.etcd_prefix),
         None => store,
@@ -293,7 +329,7 @@ pub async fn run(
         &metrics,
     );
     let state = Arc::new(AppState {
-        definitions,
+        definitions: definitions.clone(),
         store: store.clone(),
         cache,
         keys,
@@ -332,7 +368,15 @@ pub async fn run(
         source,
     })?;
     tracing::info!(address = %bound, resources = state.catalog().resources().len(), "serving");
-    on_listening(bound);
+    // Registration follows the live catalog: served group/versions come and go with it.
+    let desired = registration.desired.clone();
+    registration.start(definitions.subscribe(), reconcile_metrics);
+    on_listening(Listening {
+        desired,
+        addr: bound,
+        definitions,
+        state: state.clone(),
+    });
     let stop = shutdown::begin(state.clone(), flags.limits.shutdown_delay);
     let limits = accept::Limits {
         max_connections: config.transport.max_connections,
@@ -366,36 +410,4 @@ fn tracer(config: &Config) -> Result<Tracer, StartError> {
         "tracing: exporting spans over OTLP"
     );
     Ok(tracer)
-}
-
-/// Raises the soft open-files limit to the hard one (as Go does since 1.19): the
-/// default soft limit of 1024 would cap connections long before their own limit.
-fn raise_open_files_limit(max_connections: u32) {
-    // The connections, the handshakes and the newcomers waiting for a connection slot,
-    // with room for the store and the cluster clients.
-    let wanted = [max_connections, accept::MAX_HANDSHAKES, accept::MAX_WAITING]
-        .iter()
-        .map(|n| u64::from(*n))
-        .sum::<u64>()
-        + 512;
-    use rustix::process::{Resource, getrlimit, setrlimit};
-    let limit = getrlimit(Resource::Nofile);
-    let raised = rustix::process::Rlimit {
-        current: limit.maximum,
-        maximum: limit.maximum,
-    };
-    let soft = match setrlimit(Resource::Nofile, raised) {
-        Ok(()) => limit.maximum,
-        Err(e) => {
-            tracing::warn!(error = %e, "cannot raise the open-files limit");
-            limit.current
-        }
-    };
-    if let Some(soft) = soft.filter(|s| *s < wanted) {
-        tracing::warn!(
-            limit = soft,
-            wanted,
-            "open-files limit is below what the connection limits need; accepts may fail"
-        );
-    }
 }

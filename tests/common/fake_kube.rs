@@ -131,6 +131,8 @@ struct Shared {
 /// A running fake; stopped on drop.
 pub struct FakeKube {
     pub addr: SocketAddr,
+    /// The CA of its serving certificate (PEM).
+    pub ca_pem: String,
     pub dir: tempfile::TempDir,
     shared: Arc<Shared>,
     stop: Option<oneshot::Sender<()>>,
@@ -182,11 +184,17 @@ impl FakeKube {
         });
         FakeKube {
             addr,
+            ca_pem: ca.pem.cert.clone(),
             dir,
             shared,
             stop: Some(stop),
             thread: Some(thread),
         }
+    }
+
+    /// `https://127.0.0.1:<port>`.
+    pub fn url(&self) -> String {
+        format!("https://{}", self.addr)
     }
 
     /// A kubeconfig pointing at this fake (CA pinned, bearer token).

@@ -206,7 +206,8 @@ impl Collection {
     ) -> Value {
         let rv = self.counter.fetch_add(1, Ordering::SeqCst) + 1;
         state.revision = rv;
-        let (event, mut shown) = match (state.objects.remove(key), object) {
+        let previous = state.objects.remove(key);
+        let (event, mut shown) = match (previous.clone(), object) {
             (None, Some(o)) => ("ADDED", o),
             (Some(_), Some(o)) => ("MODIFIED", o),
             (Some(old), None) => ("DELETED", old),
@@ -216,7 +217,14 @@ impl Collection {
         if event != "DELETED" {
             state.objects.insert(key.clone(), shown.clone());
         }
-        let line = format!("{}\n", json!({"type": event, "object": shown}));
+        // `previous` (the object before a MODIFIED) lets a selecting watch turn the event
+        // into ADDED or DELETED; `fake_kube_queries.rs` removes it before sending.
+        let mut event = json!({"type": event, "object": shown});
+        if let (Some(previous), "MODIFIED") = (previous, event["type"].as_str().unwrap_or_default())
+        {
+            event["previous"] = previous;
+        }
+        let line = format!("{event}\n");
         state.history.push((rv, line.clone()));
         let _ = self.events.send((rv, line));
         shown

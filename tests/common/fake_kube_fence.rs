@@ -3,9 +3,12 @@
 //! the reference apiextensions-apiserver: a write is refused when a
 //! ValidatingAdmissionPolicy labelled `app.kubernetes.io/managed-by=crd-apiserver` with a
 //! binding naming it (`validationActions` holding `Deny`) matches it by
-//! `matchConstraints.resourceRules` (apiGroups, apiVersions, resources incl. `*` and
-//! `<plural>/status`, operations) — unless its first matchCondition is exactly
-//! `request.userInfo.username != '<u>'` and the caller is `<u>`. Its first validation's
+//! `matchConstraints.resourceRules` (apiGroups, apiVersions, operations, and resources as kube
+//! reads them: `*` every resource but no subresource, `*/*` every resource and subresource,
+//! `<plural>`, `<plural>/<sub>`, `<plural>/*`, `*/<sub>`) — unless its first matchCondition is
+//! exactly `request.userInfo.username != '<u>'` and the caller is `<u>`, or
+//! `request.userInfo.username != '<u>' || request.dryRun` and the caller is `<u>` writing
+//! for real (not dry-run); another expression is taken to hold. Its first validation's
 //! message is the denial (kube's dispatcher: `ValidatingAdmissionPolicy '<p>' with binding
 //! '<b>' denied request: <message>` inside `admission.NewForbidden`, the validation's reason
 //! and its code). Everything else a policy says (CEL, selectors, params) is not evaluated.
@@ -26,6 +29,7 @@ pub struct Attributes<'a> {
     /// `CREATE`, `UPDATE` or `DELETE`.
     pub operation: &'a str,
     pub username: &'a str,
+    pub dry_run: bool,
     /// The object's name (a create's `generateName` when it has no name; `Unknown` without).
     pub name: &'a str,
 }
@@ -63,16 +67,21 @@ impl Denial {
     }
 }
 
-/// The user a matchCondition exempts, when it is exactly `request.userInfo.username != '<u>'`.
-pub fn exempted_user(expression: &str) -> Option<&str> {
-    let quoted = expression
-        .trim()
+/// The user a matchCondition exempts — `request.userInfo.username != '<u>'` — and whether
+/// the exemption is for real writes only (` || request.dryRun` after it).
+pub fn exempted_user(expression: &str) -> Option<(&str, bool)> {
+    let text = expression.trim();
+    let (text, real_only) = match text.strip_suffix("request.dryRun") {
+        Some(rest) => (rest.trim_end().strip_suffix("||")?.trim_end(), true),
+        None => (text, false),
+    };
+    let quoted = text
         .strip_prefix("request.userInfo.username")?
         .trim_start()
         .strip_prefix("!=")?
         .trim();
     let user = quoted.strip_prefix('\'')?.strip_suffix('\'')?;
-    (!user.contains('\'')).then_some(user)
+    (!user.contains('\'')).then_some((user, real_only))
 }
 
 fn listed(value: &Value, wanted: &str) -> bool {
@@ -81,19 +90,18 @@ fn listed(value: &Value, wanted: &str) -> bool {
         .is_some_and(|l| l.iter().any(|v| v == "*" || v == wanted))
 }
 
-/// Whether a `resources` entry names the resource (and subresource) written.
-fn names_resource(rules: &Value, plural: &str, subresource: &str) -> bool {
-    let full = match subresource {
-        "" => plural.to_string(),
-        sub => format!("{plural}/{sub}"),
+/// Whether a `resources` entry names the resource (and subresource) written, as kube's
+/// rule matcher reads it.
+pub fn names_resource(entry: &str, plural: &str, subresource: &str) -> bool {
+    let (resource, sub) = entry.split_once('/').unwrap_or((entry, ""));
+    let resource_ok = resource == "*" || resource == plural;
+    let sub_ok = match (sub, subresource) {
+        ("", "") => true,
+        ("", _) => false,
+        ("*", _) => entry == "*/*" || !subresource.is_empty(),
+        (wanted, written) => wanted == written,
     };
-    rules.as_array().into_iter().flatten().any(|r| {
-        let r = r.as_str().unwrap_or_default();
-        r == "*"
-            || r == full
-            || (!subresource.is_empty()
-                && (r == format!("*/{subresource}") || r == format!("{plural}/*")))
-    })
+    resource_ok && sub_ok
 }
 
 /// Whether `policy`'s resource rules and match condition select the write.
@@ -104,13 +112,19 @@ pub fn policy_matches(policy: &Value, a: &Attributes) -> bool {
     }
     let rules = policy["spec"]["matchConstraints"]["resourceRules"].as_array();
     let ruled = rules.into_iter().flatten().any(|rule| {
+        let resources = rule["resources"].as_array().into_iter().flatten();
         listed(&rule["apiGroups"], a.resource.group)
             && listed(&rule["apiVersions"], a.resource.version)
             && listed(&rule["operations"], a.operation)
-            && names_resource(&rule["resources"], a.resource.plural, a.subresource)
+            && resources
+                .filter_map(Value::as_str)
+                .any(|r| names_resource(r, a.resource.plural, a.subresource))
     });
     let condition = policy["spec"]["matchConditions"][0]["expression"].as_str();
-    let exempt = condition.and_then(exempted_user) == Some(a.username);
+    let exempt = match condition.and_then(exempted_user) {
+        Some((user, real_only)) => user == a.username && !(real_only && a.dry_run),
+        None => false,
+    };
     ruled && !exempt
 }
 

@@ -1,9 +1,10 @@
 //! The fake kube-apiserver's managedFields, as structured-merge-diff keeps them for a kind
 //! without a schema (maps granular, lists atomic): the field set a write touches, `fieldsV1`
 //! (`{"f:spec": {".": {}, "f:x": {}}}`), the tracking of an `Update` (changed fields move to
-//! the writer) and server-side apply (`Apply`: merge into the live object, fields the manager
-//! applied before and no longer applies are removed unless someone else owns them, a changed
-//! field owned by another manager is a conflict unless forced).
+//! the writer) and server-side apply (`Apply`: the leaves applied are owned, merged into the
+//! live object; fields the manager applied before and no longer applies are removed unless
+//! someone else owns them; a changed field owned by another manager is a conflict unless
+//! forced, which takes it from them).
 
 use std::collections::BTreeSet;
 
@@ -284,7 +285,11 @@ pub fn apply(
     force: bool,
 ) -> Result<(Value, Vec<Entry>), Vec<Conflict>> {
     let mine = |e: &Entry| e.same_writer(&writer.manager, "Apply", &writer.subresource);
-    let set = fields_of(applied, writer.scope);
+    // An apply owns the leaves it sets (kube's Apply entries carry no `.` for maps).
+    let set: FieldSet = fields_of(applied, writer.scope)
+        .into_iter()
+        .filter(|p| is_leaf(applied, p))
+        .collect();
     let empty = json!({});
     let base = live.unwrap_or(&empty);
     let differs = |p: &Path| {

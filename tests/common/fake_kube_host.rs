@@ -4,7 +4,8 @@
 //! Leases, CustomResourceDefinitions — and the host's custom resources: a CRD written (by a
 //! test or through the API) has its served versions served as collections (first definition
 //! of a group/version/plural wins; deleting the CRD leaves them served) and gets the status
-//! kube's establishing controller writes (NamesAccepted, Established, storedVersions).
+//! kube's establishing controller writes (NamesAccepted, Established, storedVersions). Also
+//! their strategies' quirks: a Secret's `stringData`, create-on-update of Leases and Events.
 
 use std::sync::Arc;
 
@@ -155,5 +156,34 @@ impl FakeKube {
         self.put_object(crd);
         let stored = self.object(&CRDS, None, &name).expect("the CRD just put");
         serve_crd(self.collections(), &stored);
+    }
+}
+
+/// Whether a PUT of a missing object creates it (kube's lease and event strategies).
+pub(super) fn creates_on_update(resource: &Resource) -> bool {
+    matches!(
+        (resource.group, resource.plural),
+        ("coordination.k8s.io", "leases") | ("events.k8s.io" | "", "events")
+    )
+}
+
+/// A Secret's write-only `stringData` moved into `data`, base64-encoded, as kube's Secret
+/// strategy does.
+pub(super) fn string_data(resource: &Resource, object: &mut Value) {
+    use base64::Engine;
+    if resource.plural != "secrets" || !resource.group.is_empty() {
+        return;
+    }
+    let data_ok = object
+        .get("data")
+        .is_none_or(|d| d.is_object() || d.is_null());
+    let strings = object.as_object_mut().and_then(|o| o.remove("stringData"));
+    let (Some(Value::Object(strings)), true) = (strings, data_ok) else {
+        return;
+    };
+    for (key, value) in strings {
+        let text = value.as_str().unwrap_or_default();
+        let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+        object["data"][key] = json!(encoded);
     }
 }

@@ -249,7 +249,7 @@ fn watch_from(namespaces: &Namespaces, from: u64, initial: bool) -> Response<Bod
     let dropped = async move {
         let _ = drops.changed().await;
     };
-    watch_stream(past, live, from, |_| true, dropped)
+    watch_stream(past, live, from, |l| Some(l.into()), dropped)
 }
 
 fn initial_events(state: &State) -> Vec<(u64, String)> {

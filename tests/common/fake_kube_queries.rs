@@ -235,15 +235,27 @@ fn watch_from(
         (past, collection.events.subscribe(), from)
     };
     let selection = Params(params.0.clone());
-    let keep = move |line: &str| {
-        let event: Value = serde_json::from_str(line).unwrap();
-        event["type"] == "BOOKMARK" || selection.selects(namespace.as_deref(), &event["object"])
+    // kube's watch cache: an object modified into the selection is ADDED, out of it DELETED.
+    let shown = move |line: &str| {
+        let mut event: Value = serde_json::from_str(line).ok()?;
+        let previous = event.as_object_mut()?.remove("previous");
+        let selects = |o: &Value| selection.selects(namespace.as_deref(), o);
+        let now = selects(&event["object"]);
+        let kind = match (event["type"].as_str()?, previous.as_ref().map(selects), now) {
+            ("BOOKMARK", _, _) => "BOOKMARK",
+            ("MODIFIED", Some(true), false) => "DELETED",
+            ("MODIFIED", Some(false), true) => "ADDED",
+            (kind, _, true) => kind,
+            _ => return None,
+        };
+        event["type"] = json!(kind);
+        Some(format!("{event}\n"))
     };
     let mut drops = collection.drops.subscribe();
     let dropped = async move {
         let _ = drops.changed().await;
     };
-    watch_stream(past, live, from, keep, dropped)
+    watch_stream(past, live, from, shown, dropped)
 }
 
 /// A watch-list's start: every object as ADDED, then the BOOKMARK that ends the initial events.

@@ -219,7 +219,7 @@ fn watch(shared: &Arc<Shared>, parts: &Parts) -> Response<Body> {
         let state = shared.state.lock().unwrap();
         (since(&state.history, from), shared.events.subscribe())
     };
-    watch_stream(past, live, from, |_| true, std::future::pending())
+    watch_stream(past, live, from, |l| Some(l.into()), std::future::pending())
 }
 
 /// The watch events of `history` after revision `from`.
@@ -232,23 +232,23 @@ pub fn since(history: &[(u64, String)], from: u64) -> Vec<(u64, String)> {
 }
 
 /// A watch answer in the real wire format: the `past` event lines, then the `live` ones
-/// after revision `from`, those that `keep` (given the line) until `dropped` completes (the
-/// fake ends every open watch).
+/// after revision `from`, each as `shown` shows it (`None`: left out) until `dropped`
+/// completes (the fake ends every open watch).
 pub fn watch_stream(
     past: Vec<(u64, String)>,
     live: tokio::sync::broadcast::Receiver<(u64, String)>,
     from: u64,
-    keep: impl Fn(&str) -> bool + Send + Sync + 'static,
+    shown: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
     dropped: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Response<Body> {
     let live = tokio_stream::wrappers::BroadcastStream::new(live)
         .filter_map(move |e| async move { e.ok().filter(|(rv, _)| *rv > from) });
-    let keep = std::sync::Arc::new(keep);
+    let shown = std::sync::Arc::new(shown);
     let events = futures::stream::iter(past)
         .chain(live)
-        .filter(move |(_, line)| std::future::ready(keep(line)))
+        .filter_map(move |(_, line)| std::future::ready(shown(&line)))
         .take_until(dropped)
-        .map(|(_, line)| Ok::<_, Infallible>(Bytes::from(line)));
+        .map(|line| Ok::<_, Infallible>(Bytes::from(line)));
     let mut resp = Response::new(Body::from_stream(events));
     resp.headers_mut()
         .insert("content-type", "application/json".parse().unwrap());

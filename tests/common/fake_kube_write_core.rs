@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use super::collections::Resource;
 use super::errors::{self, Cause, Failure};
 use super::fields::{self, Entry, Scope, Writer};
+use super::host;
 
 /// A patch's body, by content type.
 #[derive(Clone, Debug)]
@@ -92,7 +93,8 @@ impl Write<'_> {
         }
     }
 
-    /// What `op` does given the object stored now.
+    /// What `op` does given the object stored now (an object that is no JSON object, or
+    /// whose metadata is none, is kube's 400).
     pub fn decide(&self, old: Option<&Value>, op: Op) -> Result<Decision, Failure> {
         match (op, old) {
             (Op::Create(object), None) => self.create(object, true),
@@ -101,6 +103,11 @@ impl Write<'_> {
                 Err(errors::already_exists(self.resource, &name))
             }
             (Op::Patch(Patch::Apply { body, force }), old) => self.apply(old, body, force),
+            // kube's lease and event strategies allow create on update.
+            (Op::Update(mut object), None) if host::creates_on_update(self.resource) => {
+                object["metadata"]["name"] = json!(self.named());
+                self.create(object, true)
+            }
             (_, None) => Err(errors::not_found(self.resource, self.named())),
             (Op::Update(object), Some(old)) => self.update(old, object, None),
             (Op::Patch(Patch::Merge(patch)), Some(old)) => {
@@ -125,6 +132,7 @@ impl Write<'_> {
     /// A new object: server metadata set, status dropped where it is a subresource,
     /// the writer's `Update` entry (unless `track` is off: an apply set the entries).
     fn create(&self, mut object: Value, track: bool) -> Result<Decision, Failure> {
+        shape(&object)?;
         let name = self.create_name(&object)?;
         self.check_namespace(&object)?;
         object["kind"] = json!(self.resource.kind);
@@ -132,6 +140,7 @@ impl Write<'_> {
         if self.resource.status {
             object.as_object_mut().map(|o| o.remove("status"));
         }
+        host::string_data(self.resource, &mut object);
         let meta = &mut object["metadata"];
         meta["name"] = json!(name);
         match (self.resource.namespaced, self.namespace) {
@@ -192,6 +201,7 @@ impl Write<'_> {
         mut new: Value,
         entries: Option<Vec<Entry>>,
     ) -> Result<Decision, Failure> {
+        shape(&new)?;
         let given = new["metadata"]["name"].as_str().unwrap_or(self.named());
         if given != self.named() {
             let message = format!(
@@ -203,6 +213,7 @@ impl Write<'_> {
         self.check_namespace(&new)?;
         self.check_version(old, &new)?;
         new = self.keep_unwritten(old, new);
+        host::string_data(self.resource, &mut new);
         let entries = entries.unwrap_or_else(|| {
             let given = match new["metadata"].get("managedFields") {
                 Some(listed) if *listed != old["metadata"]["managedFields"] => {
@@ -293,6 +304,7 @@ impl Write<'_> {
     }
 
     fn apply(&self, old: Option<&Value>, body: Value, force: bool) -> Result<Decision, Failure> {
+        shape(&body)?;
         let given = old.map(fields::entries).unwrap_or_default();
         let (merged, entries) = fields::apply(old, &body, given, self.writer, force)
             .map_err(|c| errors::apply_conflict(&c))?;
@@ -345,6 +357,20 @@ impl Write<'_> {
                 }
             }
         })
+    }
+}
+
+/// An object a write can stamp: a JSON object whose metadata, if any, is one.
+pub fn shape(object: &Value) -> Result<(), Failure> {
+    let metadata = object.get("metadata").unwrap_or(&Value::Null);
+    match (
+        object.is_object(),
+        metadata.is_object() || metadata.is_null(),
+    ) {
+        (true, true) => Ok(()),
+        _ => Err(errors::bad_request(
+            "the body of the request must be an object whose metadata is an object",
+        )),
     }
 }
 

@@ -17,7 +17,7 @@ use super::fence::{self, Attributes};
 use super::fields::Writer;
 use super::queries::{Params, Target, target};
 use super::wire::reply;
-use super::write_core::{Decision, Op, Patch, Preconditions, Write};
+use super::write_core::{self, Decision, Op, Patch, Preconditions, Write};
 
 /// A request as the writes need it.
 pub(super) struct Call<'a> {
@@ -170,6 +170,7 @@ fn write(
     };
     let created;
     if let Op::Create(object) = &mut op {
+        write_core::shape(object)?;
         created = write.create_name(object)?;
         object["metadata"]["name"] = json!(created);
         write.name = Some(&created);
@@ -178,18 +179,13 @@ fn write(
         namespace.unwrap_or_default().to_string(),
         write.name.unwrap_or_default().to_string(),
     );
-    fenced(
-        shared,
-        call,
-        &write,
-        &op,
-        collection.lock().objects.contains_key(&key),
-    )?;
     let in_body = *call.method == Method::DELETE
         && parse_json(call.body)?["dryRun"]
             .as_array()
             .is_some_and(|d| !d.is_empty());
     let dry_run = in_body || params.get("dryRun").is_some_and(|d| !d.is_empty());
+    let exists = collection.lock().objects.contains_key(&key);
+    fenced(shared, call, &write, &op, exists, dry_run)?;
     let (code, answer) = {
         let mut state = collection.lock();
         let old = state.objects.get(&key).cloned();
@@ -231,6 +227,7 @@ fn fenced(
     write: &Write,
     op: &Op,
     exists: bool,
+    dry_run: bool,
 ) -> Result<(), Failure> {
     let operation = match (op, exists) {
         (Op::Create(_), _) | (Op::Patch(Patch::Apply { .. }), false) => "CREATE",
@@ -249,6 +246,7 @@ fn fenced(
         subresource: if write.status { "status" } else { "" },
         operation,
         username: call.username,
+        dry_run,
         name: &name,
     };
     match fence::denial(&policies, &bindings, &attributes) {

@@ -297,7 +297,7 @@ async fn taken(state: &AppState, ctx: &Target, key: &str, name: &str) -> Result<
 
 /// `--max-object-size`: etcd refuses requests over 1.5 MiB, so kube can store nothing
 /// larger; both stores refuse it here, before anything is written.
-fn check_size(state: &AppState, size: usize) -> Result<(), ApiError> {
+pub(crate) fn check_size(state: &AppState, size: usize) -> Result<(), ApiError> {
     let limit = state.max_object_size;
     if size > limit {
         return Err(ApiError::RequestEntityTooLarge(format!(

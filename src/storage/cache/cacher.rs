@@ -76,6 +76,8 @@ pub struct Cacher {
     /// The last listing failed on a value that cannot be read (no encryption provider
     /// decrypts it): retrying will not help until the configuration changes.
     unreadable: std::sync::atomic::AtomicBool,
+    /// The resource is no longer served: the cache follows nothing and counts nothing.
+    stopped: std::sync::atomic::AtomicBool,
 }
 
 impl Cacher {
@@ -109,6 +111,7 @@ impl Cacher {
             progress: Arc::new(Notify::new()),
             capacity: capacity.max(1),
             unreadable: std::sync::atomic::AtomicBool::new(false),
+            stopped: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -147,6 +150,21 @@ impl Cacher {
         let _ = rx.wait_for(|_| self.ready() || self.unreadable()).await;
     }
 
+    /// The resource is no longer served: every cached watch ends, the upstream loop stops
+    /// at its next event and the resource's stored-object series go (kube's cacher `Stop`
+    /// when a CRD's storage is torn down).
+    pub(super) fn stop(&self) {
+        self.stopped
+            .store(true, std::sync::atomic::Ordering::Release);
+        self.reset();
+        self.stored.clear();
+        self.progress.notify_one();
+    }
+
+    fn is_stopped(&self) -> bool {
+        self.stopped.load(std::sync::atomic::Ordering::Acquire)
+    }
+
     /// How many objects the cache holds.
     pub fn object_count(&self) -> usize {
         self.read().objects.len()
@@ -157,7 +175,9 @@ impl Cacher {
     pub async fn run(cacher: Weak<Cacher>) {
         let mut backoff = FIRST_BACKOFF;
         loop {
-            let Some(this) = cacher.upgrade() else { return };
+            let Some(this) = cacher.upgrade().filter(|c| !c.is_stopped()) else {
+                return;
+            };
             let stream = match this.list_and_watch().await {
                 Ok(stream) => stream,
                 Err(err) => {
@@ -213,6 +233,11 @@ impl Cacher {
             )
             .await?;
         let count = objects.len();
+        if self.is_stopped() {
+            return Err(crate::storage::StorageError::Unavailable(
+                "the resource is no longer served".into(),
+            ));
+        }
         self.stored.reset(objects.values().map(|kv| &kv.value[..]));
         let mut state = self.write();
         state.objects = objects;
@@ -230,7 +255,9 @@ impl Cacher {
     /// Applies upstream events until the watch fails or the cache is dropped.
     async fn follow(cacher: &Weak<Cacher>, mut stream: crate::storage::WatchStream) {
         while let Some(item) = stream.next().await {
-            let Some(this) = cacher.upgrade() else { return };
+            let Some(this) = cacher.upgrade().filter(|c| !c.is_stopped()) else {
+                return;
+            };
             match item {
                 Ok(event) => this.apply(event),
                 Err(err) => {

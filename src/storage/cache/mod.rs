@@ -13,6 +13,10 @@
 //!   the resource changed since that revision, else by the store (the tokens are the same).
 //!
 //! Writes go to the store; the cache learns them from its watch, as kube's does.
+//!
+//! The cached resources follow the served catalog ([`CachedStore::follow`]): a newly
+//! served resource gains a cache (reads go to the store until it has listed), one no
+//! longer served loses its cache (its watches end).
 
 mod cacher;
 mod metrics;
@@ -22,8 +26,8 @@ mod stored;
 mod tests;
 mod watch;
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use prometheus_client::metrics::counter::Counter;
@@ -39,37 +43,86 @@ pub const CONSISTENT_WAIT: Duration = Duration::from_secs(3);
 /// minute of a busy resource's history for watches to resume from.
 pub const DEFAULT_WINDOW: usize = 10_000;
 
+/// The caches by resource prefix.
+type Cachers = BTreeMap<String, Arc<Cacher>>;
+
 /// The cache over one store.
 pub struct CachedStore {
     inner: Arc<dyn Store>,
-    /// The caches by resource prefix.
-    cachers: BTreeMap<String, Arc<Cacher>>,
+    /// The caches by resource prefix, swapped whole when the served resources change.
+    cachers: RwLock<Arc<Cachers>>,
+    /// The prefixes cached from the start: only their caches gate readiness (kube's
+    /// `/readyz` waits for the CRD informer's first sync, not for the storage of a
+    /// definition added later).
+    initial: BTreeSet<String>,
+    /// Events each cache's window keeps.
+    window: usize,
     metrics: CacheMetrics,
+    /// The runtime the caches' loops run on (a change may come from any thread).
+    runtime: tokio::runtime::Handle,
 }
 
 impl CachedStore {
     /// Caches the resources under `prefixes` (`(storage prefix, resource)`) and starts
-    /// filling them; [`CachedStore::wait_ready`] tells when they have.
+    /// filling them on the current runtime (called within one); [`CachedStore::wait_ready`] tells when they have.
     pub fn start(
         inner: Arc<dyn Store>,
         prefixes: Vec<(String, crate::metrics::GroupResource)>,
         window: usize,
         metrics: CacheMetrics,
     ) -> Arc<CachedStore> {
-        let cachers: BTreeMap<_, _> = prefixes
-            .into_iter()
-            .map(|(prefix, resource)| {
-                let stored = metrics.stored_objects.clone();
-                let cacher = Cacher::new(inner.clone(), prefix.clone(), resource, window, stored);
-                tokio::spawn(Cacher::run(Arc::downgrade(&cacher)));
-                (prefix, cacher)
-            })
-            .collect();
-        Arc::new(CachedStore {
+        let initial = prefixes.iter().map(|(prefix, _)| prefix.clone()).collect();
+        let cache = CachedStore {
             inner,
-            cachers,
+            cachers: RwLock::default(),
+            initial,
+            window,
             metrics,
-        })
+            runtime: tokio::runtime::Handle::current(),
+        };
+        cache.follow(prefixes);
+        Arc::new(cache)
+    }
+
+    /// Caches exactly the resources under `prefixes`: those already cached keep their
+    /// cache, new ones start filling, the others are stopped (their watches end).
+    pub fn follow(&self, prefixes: Vec<(String, crate::metrics::GroupResource)>) {
+        let mut cachers = self.cachers.write().unwrap_or_else(|e| e.into_inner());
+        let mut next = Cachers::new();
+        for (prefix, resource) in prefixes {
+            let cacher = match cachers.get(&prefix) {
+                Some(cacher) => cacher.clone(),
+                None => self.spawn(prefix.clone(), resource),
+            };
+            next.insert(prefix, cacher);
+        }
+        for (prefix, cacher) in cachers.iter() {
+            if !next.contains_key(prefix) {
+                cacher.stop();
+            }
+        }
+        *cachers = Arc::new(next);
+    }
+
+    /// A new cache of the resource under `prefix`, filling.
+    fn spawn(&self, prefix: String, resource: crate::metrics::GroupResource) -> Arc<Cacher> {
+        let stored = self.metrics.stored_objects.clone();
+        let cacher = Cacher::new(self.inner.clone(), prefix, resource, self.window, stored);
+        self.runtime.spawn(Cacher::run(Arc::downgrade(&cacher)));
+        cacher
+    }
+
+    /// The caches now.
+    fn cachers(&self) -> Arc<Cachers> {
+        self.cachers
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The prefixes cached now.
+    pub fn prefixes(&self) -> Vec<String> {
+        self.cachers().keys().cloned().collect()
     }
 
     /// The store below the cache (reads there see what is stored now, e.g. a value's
@@ -78,15 +131,25 @@ impl CachedStore {
         &self.inner
     }
 
-    /// Whether every cache has listed and follows the store.
+    /// Whether every cache of the start has listed and follows the store.
     pub fn ready(&self) -> bool {
-        self.cachers.values().all(|c| c.ready())
+        self.gating().iter().all(|c| c.ready())
     }
 
-    /// Waits until every cache is ready or `within` passes; true when ready.
+    /// The caches readiness waits for: those of the start still served.
+    fn gating(&self) -> Vec<Arc<Cacher>> {
+        let cachers = self.cachers();
+        (cachers.iter())
+            .filter(|(prefix, _)| self.initial.contains(*prefix))
+            .map(|(_, c)| c.clone())
+            .collect()
+    }
+
+    /// Waits until every cache of the start is ready or `within` passes; true when ready.
     pub async fn wait_ready(&self, within: Duration) -> bool {
+        let gating = self.gating();
         let all = async {
-            for cacher in self.cachers.values() {
+            for cacher in &gating {
                 cacher.wait_ready().await;
             }
         };
@@ -103,29 +166,30 @@ impl CachedStore {
     /// Waits until every cache has listed, or failed to on a value no encryption
     /// provider reads (start-up's stored-version check then reads the store, and logs).
     pub async fn wait_listed(&self) {
-        for cacher in self.cachers.values() {
+        for cacher in self.cachers().values() {
             cacher.wait_listed().await;
         }
     }
 
     pub fn object_count(&self) -> usize {
-        self.cachers.values().map(|c| c.object_count()).sum()
+        self.cachers().values().map(|c| c.object_count()).sum()
     }
 
     /// Objects per stored version of the resource `plural.group`; `None` for a resource
     /// not cached, or while its cache is listing.
     pub fn stored_versions(&self, resource: &str) -> Option<crate::storage::versions::Counts> {
-        let cacher = self.cachers.values().find(|c| &*c.resource == resource)?;
+        let cachers = self.cachers();
+        let cacher = cachers.values().find(|c| &*c.resource == resource)?;
         cacher.ready().then(|| cacher.stored.counts())
     }
 
     /// The cache of the resource `key` (an object key or a collection prefix) is under.
-    fn cacher(&self, key: &str) -> Option<&Arc<Cacher>> {
-        let (prefix, cacher) = self
-            .cachers
+    fn cacher(&self, key: &str) -> Option<Arc<Cacher>> {
+        let cachers = self.cachers.read().unwrap_or_else(|e| e.into_inner());
+        let (prefix, cacher) = cachers
             .range::<str, _>((std::ops::Bound::Unbounded, std::ops::Bound::Included(key)))
             .next_back()?;
-        key.starts_with(prefix.as_str()).then_some(cacher)
+        key.starts_with(prefix.as_str()).then(|| cacher.clone())
     }
 
     fn counter(family: &PerResource, cacher: &Cacher) -> Counter {
@@ -152,10 +216,10 @@ impl Store for CachedStore {
             return self.inner.get(key).await;
         };
         let target = self.inner.current_revision().await?;
-        match read::get(cacher, key, target, CONSISTENT_WAIT).await {
+        match read::get(&cacher, key, target, CONSISTENT_WAIT).await {
             Some(found) => Ok(found),
             None => {
-                self.fell_back(cacher);
+                self.fell_back(&cacher);
                 self.inner.get(key).await
             }
         }
@@ -169,10 +233,10 @@ impl Store for CachedStore {
         let Some(cacher) = self.cacher(key) else {
             return self.inner.get(key).await;
         };
-        match read::get(cacher, key, not_older_than, CONSISTENT_WAIT).await {
+        match read::get(&cacher, key, not_older_than, CONSISTENT_WAIT).await {
             Some(found) => Ok(found),
             None => {
-                self.fell_back(cacher);
+                self.fell_back(&cacher);
                 self.inner.get(key).await
             }
         }
@@ -183,7 +247,7 @@ impl Store for CachedStore {
             return self.inner.range(req).await;
         };
         if req.revision > 0 {
-            return match read::range_at(cacher, &req) {
+            return match read::range_at(&cacher, &req) {
                 Some(result) => Ok(result),
                 None => self.inner.range(req).await,
             };
@@ -193,10 +257,10 @@ impl Store for CachedStore {
             None if !self.inner.progress_on_request() => return self.inner.range(req).await,
             None => self.inner.current_revision().await?,
         };
-        match read::range_fresh(cacher, &req, target, CONSISTENT_WAIT).await {
+        match read::range_fresh(&cacher, &req, target, CONSISTENT_WAIT).await {
             Some(result) => Ok(result),
             None => {
-                self.fell_back(cacher);
+                self.fell_back(&cacher);
                 self.inner.range(req).await
             }
         }
@@ -232,7 +296,7 @@ impl Store for CachedStore {
                 .terminated
                 .get_or_create(&cacher.labels)
                 .clone();
-            if let Some(opened) = watch::open(cacher, prefix, start, progress_every, counter) {
+            if let Some(opened) = watch::open(&cacher, prefix, start, progress_every, counter) {
                 return opened;
             }
         }
@@ -245,7 +309,7 @@ impl Store for CachedStore {
 
     async fn compact(&self, revision: Revision) -> Result<()> {
         self.inner.compact(revision).await?;
-        for cacher in self.cachers.values() {
+        for cacher in self.cachers().values() {
             cacher.compacted(revision);
         }
         Ok(())

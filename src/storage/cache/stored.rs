@@ -85,6 +85,15 @@ impl StoredCounts {
         }
     }
 
+    /// Forgets the counts and removes their series (the resource is no longer cached).
+    pub fn clear(&self) {
+        let mut counts = self.lock();
+        for version in counts.counts().keys() {
+            self.show(version, 0);
+        }
+        *counts = VersionCounts::default();
+    }
+
     /// The counts now.
     pub fn counts(&self) -> Counts {
         self.lock().counts().clone()

@@ -58,7 +58,7 @@ async fn watch_before_window_compacted_inside_window_replays() {
     }
     // The window holds the last 5 events; wait until the cache has them all.
     let target = revs[9];
-    assert!(cache.cachers["/r/"].wait_for(target, WAIT).await);
+    assert!(cache.cachers()["/r/"].wait_for(target, WAIT).await);
     let too_old = cache.watch("/r/", revs[1], QUIET).await;
     assert!(
         matches!(too_old, Err(StorageError::Compacted { requested, .. }) if requested == revs[1]),
@@ -159,7 +159,7 @@ async fn range_at_revision_after_change_read_from_store() {
     let same = cache.range(page(r1)).await.unwrap();
     assert!(same.kvs[0].memo.is_shared());
     cache.update("/r/a", b"2".to_vec(), r1).await.unwrap();
-    assert!(cache.cachers["/r/"].wait_for(r1 + 1, WAIT).await);
+    assert!(cache.cachers()["/r/"].wait_for(r1 + 1, WAIT).await);
     // Changed since: the store answers with the old value.
     let old = cache.range(page(r1)).await.unwrap();
     assert_eq!(&old.kvs[0].value[..], b"1");
@@ -170,7 +170,8 @@ async fn range_at_revision_after_change_read_from_store() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn window_event_memo_shared_only_with_live_watchers() {
     let (_dir, cache, _) = cached(10).await;
-    let cacher = &cache.cachers["/r/"];
+    let cachers = cache.cachers();
+    let cacher = &cachers["/r/"];
     let memo_shared = |rev: Revision| {
         let state = cacher.read();
         let event = state.events_after(rev - 1).next().unwrap();
@@ -194,4 +195,52 @@ async fn window_event_memo_shared_only_with_live_watchers() {
     // The index keeps its own memo either way: reads are served from it.
     let read = cache.get("/r/a").await.unwrap().unwrap();
     assert!(read.memo.is_shared());
+}
+
+/// Following the catalog: a new resource gains a cache that fills (not gating
+/// readiness), one no longer served loses its cache: its watches end, its stored-object
+/// series go, its keys are read from the store.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn follow_added_cached_removed_stopped_watches_ended_series_removed() {
+    let (_dir, cache, _) = cached(10).await;
+    let stored = cache.metrics.stored_objects.clone();
+    let value = br#"{"apiVersion":"example.org/v1"}"#.to_vec();
+    let r = cache.create("/r/a", value.clone()).await.unwrap();
+    assert!(cache.cachers()["/r/"].wait_for(r, WAIT).await);
+    let series = StoredLabels {
+        resource: "things.example.org".into(),
+        version: "v1".into(),
+    };
+    assert_eq!(stored.get(&series).map(|g| g.get()), Some(1));
+    let mut watch = cache.watch("/r/", r, QUIET).await.unwrap();
+    let s = cache.create("/s/b", value).await.unwrap();
+
+    let others = GroupResource {
+        group: "example.org".into(),
+        resource: "others".into(),
+    };
+    cache.follow(vec![
+        ("/r/".into(), things()),
+        ("/s/".into(), others.clone()),
+    ]);
+    assert_eq!(cache.prefixes(), ["/r/", "/s/"]);
+    assert!(cache.cachers()["/s/"].wait_for(s, WAIT).await);
+    assert_eq!(cache.object_count(), 2);
+
+    cache.follow(vec![("/s/".into(), others)]);
+    assert_eq!(cache.prefixes(), ["/s/"]);
+    let ended = tokio::time::timeout(WAIT, async {
+        while let Some(item) = watch.next().await {
+            if item.is_err() {
+                break;
+            }
+        }
+    })
+    .await;
+    assert!(ended.is_ok(), "the stopped resource's watch did not end");
+    assert_eq!(stored.get(&series).map(|g| g.get()), None);
+    // Not cached any more: read from the store; the late cache does not gate readiness.
+    let read = cache.get("/r/a").await.unwrap().unwrap();
+    assert!(!read.memo.is_shared(), "read from the store");
+    assert!(cache.ready());
 }

@@ -2,7 +2,7 @@
 //! controller does it (k8s.io/apiserver `pkg/server/options/encryptionconfig/controller`):
 //! the file polled (kube's `EncryptionConfigFileChangePollDuration`, a minute), re-read when
 //! its content hash differs from the loaded one, the new configuration decoded, validated
-//! and its providers made, then swapped whole into the store's [`Transformers`]. A file that
+//! and its providers made, then applied (swapped whole into the store's transformers). A file that
 //! fails keeps the providers in use, counts a failure and is tried again at the next poll.
 
 use std::path::PathBuf;
@@ -11,24 +11,21 @@ use std::time::Duration;
 
 use super::config::{EncryptionConfiguration, content_hash};
 use super::metrics::TransformationMetrics;
-use super::prefix::Providers;
 use super::reload_metrics::ReloadMetrics;
 use super::resources::{Encryption, Plan};
-use super::store::Transformers;
 
 /// kube's `EncryptionConfigFileChangePollDuration`.
 pub const POLL: Duration = Duration::from_secs(60);
 
-/// Each served resource's storage prefix and providers under a configuration (the
-/// server's catalog applied to it).
-pub type Build = Arc<dyn Fn(&Encryption) -> Vec<(String, Providers)> + Send + Sync>;
+/// Puts a new configuration in use (the server applies it to its served resources and
+/// swaps the store's transformers).
+pub type Apply = Arc<dyn Fn(Arc<Encryption>) + Send + Sync>;
 
 /// The controller of one configuration file.
 pub struct Reload {
     pub path: PathBuf,
     pub every: Duration,
-    pub transformers: Arc<Transformers>,
-    pub build: Build,
+    pub apply: Apply,
     pub transformation: TransformationMetrics,
     pub metrics: ReloadMetrics,
 }
@@ -93,7 +90,7 @@ impl Reload {
         let made = Plan::new(&config)?
             .connect(self.transformation.clone())
             .await?;
-        self.transformers.set((self.build)(&made));
+        (self.apply)(Arc::new(made));
         Ok(Outcome::Loaded(config.content_hash))
     }
 }
