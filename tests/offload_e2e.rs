@@ -401,7 +401,10 @@ async fn offload_take_over_under_writes_keeps_objects_and_lands_each_write_once(
             other => panic!("a write neither landed nor was fenced: {other:?}"),
         }
     }
-    eprintln!("writes during the take-over: {} ({fenced} fenced)", writes.len());
+    eprintln!(
+        "writes during the take-over: {} ({fenced} fenced)",
+        writes.len()
+    );
     assert!(
         fenced > 0,
         "the fence held some writes ({} writes)",
