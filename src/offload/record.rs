@@ -18,7 +18,10 @@ pub enum Direction {
 
 /// How far a move got; each phase is recorded after its step succeeded.
 ///
-/// Take-over: `Pending → Fenced → Copied → Serving → Switched → Available → Offloaded`.
+/// Take-over: `Pending → Fenced → Serving → Copied → Switched → Available → Offloaded`
+/// (served before the copy, so the restore writes go through the resource's encryption
+/// and watch cache; nothing routes to us before the switch, and the fence, which our
+/// admission follows too, refuses writes sent to us directly).
 /// Give-back: `Offloaded → Fenced → SwitchedBack → Synced → Returned`.
 /// A take-over refused midway rolls back (switch back, stop serving, lift the fence) and
 /// records `Failed` with the reason.
@@ -26,8 +29,8 @@ pub enum Direction {
 pub enum Phase {
     Pending,
     Fenced,
-    Copied,
     Serving,
+    Copied,
     Switched,
     Available,
     Offloaded,
