@@ -21,6 +21,7 @@ pub mod lease;
 pub mod machine;
 pub mod metrics;
 pub mod record;
+pub mod steps;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
@@ -74,8 +75,11 @@ pub struct Copied {
     pub listed: usize,
     /// Objects written here (new or changed since an earlier pass).
     pub written: usize,
-    /// Objects here that the host no longer has, deleted here.
+    /// Objects here that the host no longer has, deleted here (give-back: the host's
+    /// objects we do not have, deleted there).
     pub deleted: usize,
+    /// Give-back: objects only here, created at the host, which gave them a new uid.
+    pub recreated: usize,
 }
 
 /// The side effects of the phases, each idempotent.
