@@ -183,7 +183,7 @@ impl Steps for MemSteps {
         Ok(Copied {
             listed: 7,
             written: 7,
-            deleted: 0,
+            ..Copied::default()
         })
     }
     async fn serve(&self, _: &Unit) -> Result<(), StepError> {
@@ -212,7 +212,7 @@ impl Steps for MemSteps {
         Ok(Copied {
             listed: 5,
             written: 5,
-            deleted: 0,
+            ..Copied::default()
         })
     }
     async fn count_here(&self, _: &Unit) -> Result<usize, StepError> {
