@@ -14,6 +14,7 @@ pub mod dev;
 pub mod exchange;
 pub mod head;
 pub mod observed;
+pub mod offloading;
 pub mod open_files;
 pub mod pki;
 pub mod registration;

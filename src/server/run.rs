@@ -37,7 +37,7 @@ use crate::server::serving::ServingFiles;
 use crate::server::stores::{
     compact_periodically, encrypting, follow_catalog, open_store, traced, watch_cache,
 };
-use crate::server::{accept, pki, registration, shutdown, tls};
+use crate::server::{accept, offloading, pki, registration, shutdown, tls};
 use crate::storage::cache::CacheMetrics;
 use crate::storage::encryption::metrics::TransformationMetrics;
 use crate::storage::encryption::reload_metrics::ReloadMetrics;
@@ -286,6 +286,7 @@ pub async fn run_with(
     let admission_metrics = AdmissionMetrics::register(&mut metrics);
     let audit_metrics = crate::audit::backend::AuditMetrics::register(&mut metrics);
     let reconcile_metrics = ReconcileMetrics::register(&mut metrics);
+    let offload_metrics = crate::offload::metrics::OffloadMetrics::register(&mut metrics);
     // kube registers them at init whatever the configuration; series appear with a provider.
     crate::storage::encryption::kms::register_metrics(&mut metrics);
     let metrics = Arc::new(metrics);
@@ -371,6 +372,7 @@ pub async fn run_with(
     // Registration follows the live catalog: served group/versions come and go with it.
     let desired = registration.desired.clone();
     registration.start(definitions.subscribe(), reconcile_metrics);
+    offloading::start(&config, state.clone(), desired.clone(), offload_metrics);
     on_listening(Listening {
         desired,
         addr: bound,
