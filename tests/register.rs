@@ -24,8 +24,18 @@ use registering::{
 };
 use serde_json::{Value, json};
 
+/// (manager, operation) of each managedFields entry.
+fn managers(a: &APIService) -> Vec<(String, String)> {
+    a.metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .map(|m| (m.manager.clone().unwrap(), m.operation.clone().unwrap()))
+        .collect()
+}
+
 #[tokio::test]
-async fn register_served_group_versions_spec_and_ca_bundle_applied() {
+async fn register_served_group_versions_spec_and_ca_bundle_created() {
     let (fake, client) = host().await;
     let dir = tempfile::tempdir().unwrap();
     let (ca_path, ca_pem) = ca_file(&dir);
@@ -42,17 +52,19 @@ async fn register_served_group_versions_spec_and_ca_bundle_applied() {
                 "service": {"namespace": NAMESPACE, "name": "crd-apiserver", "port": 443}}),
             "{name}"
         );
-        let managers: Vec<(String, String)> = a
-            .metadata
-            .managed_fields
-            .iter()
-            .flatten()
-            .map(|m| (m.manager.clone().unwrap(), m.operation.clone().unwrap()))
-            .collect();
-        assert!(
-            managers.contains(&("crd-apiserver".into(), "Apply".into())),
-            "{name}: server-side applied by crd-apiserver: {managers:?}"
+        // Absent, so created by a POST with fieldManager crd-apiserver (never a forced
+        // apply, which could take over one made by someone else since our list).
+        assert_eq!(
+            managers(a),
+            [("crd-apiserver".to_string(), "Update".to_string())],
+            "{name}"
         );
+        let created = fake
+            .writes()
+            .into_iter()
+            .filter(|w| w.path.ends_with("/apiservices") && w.method == "POST")
+            .count();
+        assert!(created >= SERVED.len(), "created by POST");
     }
     let metrics = server.metrics().await;
     assert!(
@@ -93,6 +105,17 @@ async fn register_edited_and_deleted_apiservices_put_back() {
         }
     })
     .await;
+    // Ours that differs: server-side applied (force) by crd-apiserver.
+    let applied = eventually(DEADLINE, "applied by crd-apiserver", || {
+        let api = api.clone();
+        async move {
+            let now = api.get("v1.stable.example.com").await.ok()?;
+            let found = managers(&now).contains(&("crd-apiserver".into(), "Apply".into()));
+            found.then_some(now)
+        }
+    })
+    .await;
+    assert_eq!(spec_json(&applied), want);
 
     let old_uid = before
         .iter()
@@ -141,6 +164,48 @@ async fn register_ca_file_replaced_ca_bundle_follows() {
                 })
                 .count();
             (followed == SERVED.len()).then_some(())
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn register_ca_file_without_certificate_old_bundle_kept() {
+    let (fake, client) = host().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (ca_path, first) = ca_file(&dir);
+    let server = serve(&fake, &["--apiservice-ca-file", &ca_path]);
+    registered(&client).await;
+    let path = std::path::Path::new(&ca_path);
+    // Replaced by something that is no CA bundle: a key only.
+    let key = crd_apiserver::server::pki::new_authority("k")
+        .unwrap()
+        .pem
+        .key;
+    crd_apiserver::server::pki::write_file(path, key.as_bytes(), 0o644).unwrap();
+    server.log.wait_for(
+        &[
+            "keeping the CA bundle in use",
+            "holds no PEM CERTIFICATE block",
+        ],
+        DEADLINE,
+    );
+    // A later good bundle is still followed: the file is still read, only refused.
+    let next = crd_apiserver::server::pki::new_authority("next-ca").unwrap();
+    let api = apiservices(&client);
+    for a in api.list(&ListParams::default()).await.unwrap().items {
+        assert_eq!(
+            a.spec.unwrap().ca_bundle.unwrap().0,
+            first,
+            "old bundle kept"
+        );
+    }
+    crd_apiserver::server::pki::write_file(path, next.pem.cert.as_bytes(), 0o644).unwrap();
+    eventually(DEADLINE, "the next bundle followed", || {
+        let (api, want) = (api.clone(), next.pem.cert.clone().into_bytes());
+        async move {
+            let a = api.get("v1.example.org").await.ok()?;
+            (a.spec?.ca_bundle?.0 == want).then_some(())
         }
     })
     .await;
@@ -219,6 +284,34 @@ fn unregister(fake: &FakeKube, extra: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// A host CRD of `group` carrying offload's record in `phase`.
+fn offloaded_crd(group: &str, phase: &str) -> Value {
+    let record = json!({"direction": "TakeOver", "phase": phase, "since": "2026-01-01T00:00:00Z"});
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("gadgets.{group}"),
+            "annotations": {"crd-apiserver.io/offload": record.to_string()}},
+        "spec": {"group": group, "scope": "Namespaced",
+            "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object"}}}]}
+    })
+}
+
+async fn names(api: &kube::Api<APIService>) -> BTreeSet<String> {
+    api.list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter_map(|a| a.metadata.name)
+        .collect()
+}
+
+fn set(names: &[&str]) -> BTreeSet<String> {
+    names.iter().map(|n| n.to_string()).collect()
+}
+
 #[tokio::test]
 async fn unregister_ours_deleted_others_kept() {
     let (fake, client) = host().await;
@@ -229,18 +322,16 @@ async fn unregister_ours_deleted_others_kept() {
     server.terminate();
     let api = apiservices(&client);
     let post = PostParams::default();
-    api.create(&post, &foreign("v1.other.example", json!({})))
-        .await
-        .unwrap();
-    api.create(
-        &post,
-        &foreign(
-            "v2.other.example",
-            json!({"crd-apiserver.io/service": "other.svc"}),
-        ),
-    )
-    .await
-    .unwrap();
+    let owned_by = |owner: &str| json!({"crd-apiserver.io/service": owner});
+    for (name, labels) in [
+        ("v1.other.example", json!({})),
+        ("v2.other.example", owned_by("other.svc")),
+        ("v3.other.example", owned_by("default.crd-apiserver")),
+        ("v1.calm.example", owned_by("default.crd-apiserver")),
+    ] {
+        api.create(&post, &foreign(name, labels)).await.unwrap();
+    }
+    fake.put_crd(offloaded_crd("calm.example", "Returned"));
 
     let out = unregister(&fake, &["--service", "crd-test/crd-apiserver"]);
     assert!(
@@ -258,30 +349,63 @@ async fn unregister_ours_deleted_others_kept() {
         .map(|n| format!("apiservice.apiregistration.k8s.io \"{n}\" deleted"))
         .collect();
     assert_eq!(printed, want);
-    let left: BTreeSet<String> = api
-        .list(&ListParams::default())
-        .await
-        .unwrap()
-        .items
-        .into_iter()
-        .filter_map(|a| a.metadata.name)
-        .collect();
-    assert_eq!(
-        left,
-        BTreeSet::from([
-            "v1.other.example".to_string(),
-            "v2.other.example".to_string()
-        ])
-    );
+    let others = [
+        "v1.other.example",
+        "v2.other.example",
+        "v3.other.example",
+        "v1.calm.example",
+    ];
+    assert_eq!(names(&api).await, set(&others));
 
-    // Without --service: every APIService with our owner label, whoever's Service.
+    // A group offload has moved here (its host CRD's record says Offloaded): refused,
+    // nothing deleted, the APIService named.
+    api.create(
+        &post,
+        &foreign("v1.moved.example", owned_by("default.crd-apiserver")),
+    )
+    .await
+    .unwrap();
+    fake.put_crd(offloaded_crd("moved.example", "Offloaded"));
     let out = unregister(&fake, &[]);
-    assert!(out.status.success());
-    assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
-        "apiservice.apiregistration.k8s.io \"v2.other.example\" deleted\n"
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("nothing deleted: offload is moving or has moved")
+            && stderr.contains(
+                "apiservice.apiregistration.k8s.io \"v1.moved.example\" (customresourcedefinition \"gadgets.moved.example\" in phase Offloaded)"
+            )
+            && stderr.contains("crd-apiserver offload --undo")
+            && !stderr.contains("calm.example"),
+        "{stderr}"
     );
-    assert!(api.get_opt("v1.other.example").await.unwrap().is_some());
+    assert!(out.stdout.is_empty());
+    let mut all = others.to_vec();
+    all.push("v1.moved.example");
+    assert_eq!(names(&api).await, set(&all), "refused: nothing deleted");
+
+    // Without --service: the serve flags' default Service (default/crd-apiserver outside a
+    // pod), and only its APIServices; --force takes the offloaded group's too.
+    let out = unregister(&fake, &["--force"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed: BTreeSet<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let want: BTreeSet<String> = ["v1.calm.example", "v1.moved.example", "v3.other.example"]
+        .iter()
+        .map(|n| format!("apiservice.apiregistration.k8s.io \"{n}\" deleted"))
+        .collect();
+    assert_eq!(printed, want);
+    assert_eq!(
+        names(&api).await,
+        set(&["v1.other.example", "v2.other.example"]),
+        "another Service's and unlabelled ones kept"
+    );
 
     let out = unregister(&fake, &["--service", "no-slash"]);
     assert!(!out.status.success());
