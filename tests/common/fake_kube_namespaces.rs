@@ -1,6 +1,7 @@
 //! The fake kube-apiserver's namespaces, in the real wire format: `GET /api/v1/namespaces`
 //! (a `NamespaceList` with its resourceVersion; `?watch=1` streams `{"type","object"}`
-//! lines from the requested version on) and `GET /api/v1/namespaces/<name>` (the object,
+//! lines from the requested version on, or with `sendInitialEvents=true` every namespace as
+//! ADDED then the initial-events-end BOOKMARK, as client-go's watch-list expects) and `GET /api/v1/namespaces/<name>` (the object,
 //! or kube's 404 Status). Tests add namespaces, mark them terminating, label them, delete
 //! them, hold the list back, and drop every open watch. Starts with kube's `default`, `kube-system`
 //! and `kube-public`.
@@ -199,7 +200,8 @@ pub(super) async fn serve(
             let from = param("resourceVersion")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(0);
-            watch_from(namespaces, from)
+            let initial = param("sendInitialEvents").as_deref() == Some("true");
+            watch_from(namespaces, from, initial)
         }
         _ => list(namespaces).await,
     }
@@ -230,15 +232,38 @@ async fn list(namespaces: &Namespaces) -> Response<Body> {
     reply(StatusCode::OK, &body)
 }
 
-fn watch_from(namespaces: &Namespaces, from: u64) -> Response<Body> {
-    let (past, live) = {
+/// A watch from revision `from`, or with `initial` (`sendInitialEvents=true`, client-go's
+/// watch-list) every namespace as ADDED, then the BOOKMARK that ends the initial events.
+fn watch_from(namespaces: &Namespaces, from: u64, initial: bool) -> Response<Body> {
+    let (past, live, from) = {
         let mut state = namespaces.lock();
         state.watches += 1;
-        (since(&state.history, from), namespaces.events.subscribe())
+        let past = match initial {
+            true => initial_events(&state),
+            false => since(&state.history, from),
+        };
+        let from = if initial { state.revision } else { from };
+        (past, namespaces.events.subscribe(), from)
     };
     let mut drops = namespaces.drops.subscribe();
     let dropped = async move {
         let _ = drops.changed().await;
     };
     watch_stream(past, live, from, |l| Some(l.into()), dropped)
+}
+
+fn initial_events(state: &State) -> Vec<(u64, String)> {
+    let rv = state.revision;
+    let line = |event: Value| (rv, format!("{event}\n"));
+    let mut lines: Vec<(u64, String)> = state
+        .objects
+        .values()
+        .map(|o| line(json!({"type": "ADDED", "object": o})))
+        .collect();
+    lines.push(line(
+        json!({"type": "BOOKMARK", "object": {"kind": "Namespace",
+        "apiVersion": "v1", "metadata": {"resourceVersion": rv.to_string(),
+            "annotations": {"k8s.io/initial-events-end": "true"}}}}),
+    ));
+    lines
 }
