@@ -222,7 +222,7 @@ async fn serving_ca_secret_not_ours_refused_never_overwritten() {
         .await
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_crd-apiserver"))
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_crd-apiserver"))
         .arg("dev")
         .args(["--secure-port", "0", "--bind-address", "127.0.0.1"])
         .arg("--dev-pki-dir")
@@ -235,10 +235,26 @@ async fn serving_ca_secret_not_ours_refused_never_overwritten() {
         .arg(fake.kubeconfig())
         .args(["--service-namespace", NAMESPACE, "--register-apiservices"])
         .args(["--serving-ca-secret", SECRET])
-        .output()
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .unwrap();
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    // It must stop at start-up; one still running after the deadline took the Secret.
+    let stderr_pipe = child.stderr.take().unwrap();
+    let stderr = std::thread::spawn(move || std::io::read_to_string(stderr_pipe).unwrap());
+    let deadline = std::time::Instant::now() + DEADLINE;
+    let exited = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("the server did not stop at start-up: it took a Secret not ours");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(!exited.success());
+    let stderr = stderr.join().unwrap();
     assert!(
         stderr.contains("--serving-ca-secret crd-test/serving-ca: the Secret exists and is not ours (it lacks the label app.kubernetes.io/managed-by=crd-apiserver); it is never overwritten"),
         "{stderr}"

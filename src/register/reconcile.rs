@@ -365,3 +365,32 @@ async fn changed<T>(rx: &mut watch::Receiver<T>) {
         std::future::pending::<()>().await;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn round_each_result_counted_failures_do_not_stop_counting() {
+        let failed = || {
+            Err(kube::Error::Api(
+                serde_json::from_value(serde_json::json!({"code": 500, "message": "boom",
+                    "reason": "InternalError", "status": "Failure"}))
+                .unwrap(),
+            ))
+        };
+        let mut round = Round::default();
+        round.add("v1.a", failed());
+        round.add("v1.b", Ok(Done::Wrote("created")));
+        round.add("v1.c", Ok(Done::Conflict));
+        round.add("v1.d", failed());
+        round.add("v1.e", Ok(Done::Nothing));
+        let want = Round {
+            writes: 1,
+            conflicts: 1,
+            failed: 2,
+        };
+        assert_eq!(round, want);
+    }
+}
