@@ -263,6 +263,21 @@ impl Chain {
         result.map(|()| changed)
     }
 
+    /// The validating phase of the ValidatingAdmissionPolicy plugin alone, `None` without
+    /// it: offload's fence probe, a synthetic dry-run request that must meet the fence's
+    /// denial here without calling any webhook.
+    pub async fn validate_policies(
+        &self,
+        attributes: &Attributes<'_>,
+        object: Option<&Value>,
+    ) -> Option<Result<(), ApiError>> {
+        let plugin = self
+            .plugins
+            .iter()
+            .find(|p| matches!(p, Plugin::ValidatingPolicy(_)))?;
+        Some(plugin.validate(attributes, object).await)
+    }
+
     /// The validating phase of every plugin, in order; the first refusal is the answer.
     pub async fn validate(
         &self,

@@ -13,6 +13,7 @@
 //!   a step and its record is resumed by doing the step again.
 
 pub mod record;
+pub mod steps;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
@@ -66,8 +67,11 @@ pub struct Copied {
     pub listed: usize,
     /// Objects written here (new or changed since an earlier pass).
     pub written: usize,
-    /// Objects here that the host no longer has, deleted here.
+    /// Objects here that the host no longer has, deleted here (give-back: the host's
+    /// objects we do not have, deleted there).
     pub deleted: usize,
+    /// Give-back: objects only here, created at the host, which gave them a new uid.
+    pub recreated: usize,
 }
 
 /// The side effects of the phases, each idempotent.
