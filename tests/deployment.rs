@@ -207,7 +207,9 @@ fn unregister_job_unregisters_only_our_service_after_scale_down() {
     assert_eq!(
         deleter["rules"],
         serde_json::json!([{"apiGroups": ["apiregistration.k8s.io"], "resources": ["apiservices"],
-            "verbs": ["list", "delete"]}])
+            "verbs": ["list", "delete"]},
+            {"apiGroups": ["apiextensions.k8s.io"], "resources": ["customresourcedefinitions"],
+            "verbs": ["list"]}])
     );
 }
 

@@ -1,8 +1,8 @@
 //! Self-registration against the fake host cluster, with the real binary over real TLS:
 //! `--register-apiservices` creates an APIService per served group/version with our
 //! route and caBundle (following `--apiservice-ca-file`) and keeps it (edits and
-//! deletions are put back) without touching one that is not ours; `crd-apiserver
-//! unregister` deletes ours only.
+//! deletions are put back) without touching one that is not ours. `crd-apiserver
+//! unregister`: tests/unregister.rs.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // tests fail loudly
 
@@ -12,20 +12,27 @@ mod fake_kube;
 #[path = "common/registering.rs"]
 mod registering;
 
-use std::collections::BTreeSet;
-
 use base64::Engine;
 use common::eventually;
-use fake_kube::FakeKube;
 use k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use registering::{
-    DEADLINE, NAMESPACE, SERVED, apiservices, ca_file, host, registered, serve, spec_json,
+    DEADLINE, NAMESPACE, SERVED, apiservices, ca_file, foreign, host, registered, serve, spec_json,
 };
-use serde_json::{Value, json};
+use serde_json::json;
+
+/// (manager, operation) of each managedFields entry.
+fn managers(a: &APIService) -> Vec<(String, String)> {
+    a.metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .map(|m| (m.manager.clone().unwrap(), m.operation.clone().unwrap()))
+        .collect()
+}
 
 #[tokio::test]
-async fn register_served_group_versions_spec_and_ca_bundle_applied() {
+async fn register_served_group_versions_spec_and_ca_bundle_created() {
     let (fake, client) = host().await;
     let dir = tempfile::tempdir().unwrap();
     let (ca_path, ca_pem) = ca_file(&dir);
@@ -42,17 +49,19 @@ async fn register_served_group_versions_spec_and_ca_bundle_applied() {
                 "service": {"namespace": NAMESPACE, "name": "crd-apiserver", "port": 443}}),
             "{name}"
         );
-        let managers: Vec<(String, String)> = a
-            .metadata
-            .managed_fields
-            .iter()
-            .flatten()
-            .map(|m| (m.manager.clone().unwrap(), m.operation.clone().unwrap()))
-            .collect();
-        assert!(
-            managers.contains(&("crd-apiserver".into(), "Apply".into())),
-            "{name}: server-side applied by crd-apiserver: {managers:?}"
+        // Absent, so created by a POST with fieldManager crd-apiserver (never a forced
+        // apply, which could take over one made by someone else since our list).
+        assert_eq!(
+            managers(a),
+            [("crd-apiserver".to_string(), "Update".to_string())],
+            "{name}"
         );
+        let created = fake
+            .writes()
+            .into_iter()
+            .filter(|w| w.path.ends_with("/apiservices") && w.method == "POST")
+            .count();
+        assert!(created >= SERVED.len(), "created by POST");
     }
     let metrics = server.metrics().await;
     assert!(
@@ -93,6 +102,17 @@ async fn register_edited_and_deleted_apiservices_put_back() {
         }
     })
     .await;
+    // Ours that differs: server-side applied (force) by crd-apiserver.
+    let applied = eventually(DEADLINE, "applied by crd-apiserver", || {
+        let api = api.clone();
+        async move {
+            let now = api.get("v1.stable.example.com").await.ok()?;
+            let found = managers(&now).contains(&("crd-apiserver".into(), "Apply".into()));
+            found.then_some(now)
+        }
+    })
+    .await;
+    assert_eq!(spec_json(&applied), want);
 
     let old_uid = before
         .iter()
@@ -146,17 +166,46 @@ async fn register_ca_file_replaced_ca_bundle_follows() {
     .await;
 }
 
-/// An APIService of the name we would use, owned by someone else.
-fn foreign(name: &str, labels: Value) -> APIService {
-    let (version, group) = name.split_once('.').unwrap();
-    serde_json::from_value(json!({
-        "apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
-        "metadata": {"name": name, "labels": labels},
-        "spec": {"group": group, "version": version, "groupPriorityMinimum": 2000,
-            "versionPriority": 7, "insecureSkipTLSVerify": true,
-            "service": {"namespace": "elsewhere", "name": "theirs", "port": 8443}}
-    }))
-    .unwrap()
+#[tokio::test]
+async fn register_ca_file_without_certificate_old_bundle_kept() {
+    let (fake, client) = host().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (ca_path, first) = ca_file(&dir);
+    let server = serve(&fake, &["--apiservice-ca-file", &ca_path]);
+    registered(&client).await;
+    let path = std::path::Path::new(&ca_path);
+    // Replaced by something that is no CA bundle: a key only.
+    let key = crd_apiserver::server::pki::new_authority("k")
+        .unwrap()
+        .pem
+        .key;
+    crd_apiserver::server::pki::write_file(path, key.as_bytes(), 0o644).unwrap();
+    server.log.wait_for(
+        &[
+            "keeping the CA bundle in use",
+            "holds no PEM CERTIFICATE block",
+        ],
+        DEADLINE,
+    );
+    // A later good bundle is still followed: the file is still read, only refused.
+    let next = crd_apiserver::server::pki::new_authority("next-ca").unwrap();
+    let api = apiservices(&client);
+    for a in api.list(&ListParams::default()).await.unwrap().items {
+        assert_eq!(
+            a.spec.unwrap().ca_bundle.unwrap().0,
+            first,
+            "old bundle kept"
+        );
+    }
+    crd_apiserver::server::pki::write_file(path, next.pem.cert.as_bytes(), 0o644).unwrap();
+    eventually(DEADLINE, "the next bundle followed", || {
+        let (api, want) = (api.clone(), next.pem.cert.clone().into_bytes());
+        async move {
+            let a = api.get("v1.example.org").await.ok()?;
+            (a.spec?.ca_bundle?.0 == want).then_some(())
+        }
+    })
+    .await;
 }
 
 #[tokio::test]
@@ -206,87 +255,5 @@ async fn register_not_owned_apiservice_same_name_left_byte_identical() {
         server.log.count(&["v1.stable.example.com", "is not ours"]),
         1,
         "warned once"
-    );
-}
-
-fn unregister(fake: &FakeKube, extra: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_crd-apiserver"))
-        .arg("unregister")
-        .arg("--kubeconfig")
-        .arg(fake.kubeconfig())
-        .args(extra)
-        .output()
-        .unwrap()
-}
-
-#[tokio::test]
-async fn unregister_ours_deleted_others_kept() {
-    let (fake, client) = host().await;
-    let dir = tempfile::tempdir().unwrap();
-    let (ca_path, _) = ca_file(&dir);
-    let mut server = serve(&fake, &["--apiservice-ca-file", &ca_path]);
-    registered(&client).await;
-    server.terminate();
-    let api = apiservices(&client);
-    let post = PostParams::default();
-    api.create(&post, &foreign("v1.other.example", json!({})))
-        .await
-        .unwrap();
-    api.create(
-        &post,
-        &foreign(
-            "v2.other.example",
-            json!({"crd-apiserver.io/service": "other.svc"}),
-        ),
-    )
-    .await
-    .unwrap();
-
-    let out = unregister(&fake, &["--service", "crd-test/crd-apiserver"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let printed: BTreeSet<String> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect();
-    let want: BTreeSet<String> = SERVED
-        .iter()
-        .map(|n| format!("apiservice.apiregistration.k8s.io \"{n}\" deleted"))
-        .collect();
-    assert_eq!(printed, want);
-    let left: BTreeSet<String> = api
-        .list(&ListParams::default())
-        .await
-        .unwrap()
-        .items
-        .into_iter()
-        .filter_map(|a| a.metadata.name)
-        .collect();
-    assert_eq!(
-        left,
-        BTreeSet::from([
-            "v1.other.example".to_string(),
-            "v2.other.example".to_string()
-        ])
-    );
-
-    // Without --service: every APIService with our owner label, whoever's Service.
-    let out = unregister(&fake, &[]);
-    assert!(out.status.success());
-    assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
-        "apiservice.apiregistration.k8s.io \"v2.other.example\" deleted\n"
-    );
-    assert!(api.get_opt("v1.other.example").await.unwrap().is_some());
-
-    let out = unregister(&fake, &["--service", "no-slash"]);
-    assert!(!out.status.success());
-    assert_eq!(
-        String::from_utf8(out.stderr).unwrap(),
-        "crd-apiserver unregister: --service: \"no-slash\" invalid, must be of format: <namespace>/<name>\n"
     );
 }

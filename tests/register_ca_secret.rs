@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use common::{Server, eventually};
 use k8s_openapi::api::core::v1::Secret;
-use kube::api::Api;
+use kube::api::{Api, PostParams};
 use registering::{DEADLINE, NAMESPACE, apiservices, host, registered, replica, serve};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
@@ -205,4 +205,70 @@ async fn serving_ca_secret_short_ca_validity_rotated_both_cas_in_ca_bundle() {
         "serving a certificate of the new CA"
     );
     assert!(server.exited().is_none(), "no restart");
+}
+
+#[tokio::test]
+async fn serving_ca_secret_not_ours_refused_never_overwritten() {
+    let (fake, client) = host().await;
+    let secrets = Api::<Secret>::namespaced(client.clone(), NAMESPACE);
+    let theirs: Secret = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "serving-ca", "labels": {"team": "a"}},
+        "type": "kubernetes.io/tls",
+        "data": {"tls.crt": "Y2VydA==", "tls.key": "a2V5"}
+    }))
+    .unwrap();
+    let theirs = secrets
+        .create(&PostParams::default(), &theirs)
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_crd-apiserver"))
+        .arg("dev")
+        .args(["--secure-port", "0", "--bind-address", "127.0.0.1"])
+        .arg("--dev-pki-dir")
+        .arg(dir.path().join("pki"))
+        .arg("--data-dir")
+        .arg(dir.path().join("data"))
+        .arg("--cert-dir")
+        .arg(dir.path().join("certs"))
+        .arg("--kubeconfig")
+        .arg(fake.kubeconfig())
+        .args(["--service-namespace", NAMESPACE, "--register-apiservices"])
+        .args(["--serving-ca-secret", SECRET])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // It must stop at start-up; one still running after the deadline took the Secret.
+    let stderr_pipe = child.stderr.take().unwrap();
+    let stderr = std::thread::spawn(move || std::io::read_to_string(stderr_pipe).unwrap());
+    let deadline = std::time::Instant::now() + DEADLINE;
+    let exited = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("the server did not stop at start-up: it took a Secret not ours");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(!exited.success());
+    let stderr = stderr.join().unwrap();
+    assert!(
+        stderr.contains("--serving-ca-secret crd-test/serving-ca: the Secret exists and is not ours (it lacks the label app.kubernetes.io/managed-by=crd-apiserver); it is never overwritten"),
+        "{stderr}"
+    );
+    let now = secret(&client).await.unwrap();
+    assert_eq!(
+        serde_json::to_value(&now).unwrap(),
+        serde_json::to_value(&theirs).unwrap(),
+        "never written"
+    );
+    let secret_writes = fake
+        .writes()
+        .into_iter()
+        .filter(|w| w.path.contains("/secrets"))
+        .count();
+    assert_eq!(secret_writes, 1, "only the test's own create");
 }

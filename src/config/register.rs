@@ -13,6 +13,8 @@ use super::parse_duration;
 /// `GroupPriorityMinimum: 1000`, `VersionPriority: 100`).
 pub const DEFAULT_GROUP_PRIORITY_MINIMUM: i32 = 1000;
 pub const DEFAULT_VERSION_PRIORITY: i32 = 100;
+/// `--service-name`'s default.
+pub const DEFAULT_SERVICE_NAME: &str = "crd-apiserver";
 
 /// The registration flags, flattened into the serve flags.
 #[derive(Args, Debug, Clone)]
@@ -23,7 +25,7 @@ pub struct RegisterFlags {
     #[arg(long = "register-apiservices")]
     pub register_apiservices: bool,
     /// The Service the APIServices route to: its name.
-    #[arg(long = "service-name", default_value = "crd-apiserver")]
+    #[arg(long = "service-name", default_value = DEFAULT_SERVICE_NAME)]
     pub service_name: String,
     /// The Service the APIServices route to: its namespace (default: the pod's namespace
     /// in a cluster, else `default`).
@@ -59,9 +61,17 @@ pub struct UnregisterFlags {
     /// The cluster's kubeconfig; else KUBECONFIG, ~/.kube/config, or in-cluster.
     #[arg(long = "kubeconfig")]
     pub kubeconfig: Option<PathBuf>,
-    /// Only our APIServices routing to this Service (`<namespace>/<name>`); default: all of ours.
+    /// The Service (`<namespace>/<name>`) whose APIServices are deleted (those whose
+    /// owner label names it); default: the serve flags' defaults, `<the pod's namespace,
+    /// else default>/crd-apiserver`.
     #[arg(long = "service")]
     pub service: Option<String>,
+    /// Also delete APIServices of groups that offload is moving or has moved here (their
+    /// host CRDs carry a `crd-apiserver.io/offload` record): without it they are refused,
+    /// as deleting them drops the switched APIService and the host no longer serves the
+    /// group (give the groups back first: `crd-apiserver offload --undo`).
+    #[arg(long = "force")]
+    pub force: bool,
 }
 
 /// `<namespace>/<name>` (a DNS-1123 label and a DNS-1123 subdomain), or why not.
@@ -100,7 +110,7 @@ impl super::validate::Problems {
             }
         }
         if let Some(file) = &register.apiservice_ca_file {
-            self.readable("apiservice-ca-file", file);
+            self.ca_bundle_file("apiservice-ca-file", file);
         }
         if register.register_apiservices
             && register.apiservice_ca_file.is_none()
@@ -131,6 +141,23 @@ impl super::validate::Problems {
         if !(1..=65535).contains(&register.service_port) {
             self.add("service-port", "must be between 1 and 65535, inclusive");
         }
+        // kube-aggregator's validation of an APIService's spec (ValidateAPIService).
+        let priorities = [
+            (
+                "group-priority-minimum",
+                register.group_priority_minimum,
+                20000,
+            ),
+            ("version-priority", register.version_priority, 1000),
+        ];
+        for (flag, value, max) in priorities {
+            if !(1..=max).contains(&value) {
+                self.add(
+                    flag,
+                    format!("Invalid value: {value}: must be positive and less than {max}"),
+                );
+            }
+        }
         let positive = [
             ("serving-cert-validity", register.serving_cert_validity),
             ("serving-ca-validity", register.serving_ca_validity),
@@ -143,18 +170,66 @@ impl super::validate::Problems {
     }
 }
 
+impl super::validate::Problems {
+    /// A CA bundle file read at start-up: readable, with a certificate.
+    fn ca_bundle_file(&mut self, flag: &str, path: &std::path::Path) {
+        if !path.is_file() {
+            return self.readable(flag, path);
+        }
+        let problem = match std::fs::read(path) {
+            Ok(pem) => ca_bundle_problem(&pem),
+            Err(e) => Some(e.to_string()),
+        };
+        if let Some(problem) = problem {
+            self.add(flag, format!("{}: {problem}", path.display()));
+        }
+    }
+}
+
+/// Why `pem` is no CA bundle: it must hold at least one PEM `CERTIFICATE` block, and
+/// each must be an X.509 certificate.
+pub fn ca_bundle_problem(pem: &[u8]) -> Option<String> {
+    use rustls_pki_types::CertificateDer;
+    use rustls_pki_types::pem::PemObject;
+    let mut count = 0;
+    for (index, cert) in CertificateDer::pem_slice_iter(pem).enumerate() {
+        let cert = match cert {
+            Ok(cert) => cert,
+            Err(e) => return Some(format!("invalid PEM: {e}")),
+        };
+        if let Err(e) = x509_parser::parse_x509_certificate(cert.as_ref()) {
+            return Some(format!("certificate {}: {e}", index + 1));
+        }
+        count += 1;
+    }
+    (count == 0).then(|| "holds no PEM CERTIFICATE block".to_string())
+}
+
+/// The service account's namespace file in a pod.
+pub const POD_NAMESPACE_FILE: &str = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
+
 /// The namespace of our Service: `--service-namespace`, else the pod's namespace (the
 /// service account's namespace file), else `default`.
 pub fn service_namespace(flag: Option<&str>) -> String {
-    const POD_NAMESPACE: &str = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
+    service_namespace_in(flag, std::path::Path::new(POD_NAMESPACE_FILE))
+}
+
+/// [`service_namespace`] with the pod's namespace read from `pod_namespace_file`.
+pub fn service_namespace_in(flag: Option<&str>, pod_namespace_file: &std::path::Path) -> String {
     flag.map(str::to_string)
         .or_else(|| {
-            std::fs::read_to_string(POD_NAMESPACE)
+            std::fs::read_to_string(pod_namespace_file)
                 .ok()
                 .map(|s| s.trim().to_string())
                 .filter(|s| !s.is_empty())
         })
         .unwrap_or_else(|| "default".to_string())
+}
+
+/// `crd-apiserver unregister`'s Service when `--service` is not given: the serve flags'
+/// defaults, `<the pod's namespace, else default>/crd-apiserver`.
+pub fn default_service() -> String {
+    format!("{}/{DEFAULT_SERVICE_NAME}", service_namespace(None))
 }
 
 #[cfg(test)]

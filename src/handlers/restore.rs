@@ -15,6 +15,7 @@ use crate::error::ApiError;
 use crate::handlers::AppState;
 use crate::handlers::context::storage_error;
 use crate::handlers::wire::stored::Stored;
+use crate::request::info::path_segment_name_errors;
 use crate::storage::{KeyValue, RangeRequest, StorageError};
 
 /// What a restore did.
@@ -94,6 +95,7 @@ pub async fn restore_delete(
     name: &str,
     uid: &str,
 ) -> Result<bool, ApiError> {
+    path_segments(name, namespace)?;
     let placed = Placed {
         namespace: namespace.map(str::to_string),
         name: name.to_string(),
@@ -190,11 +192,29 @@ fn place(resource: &ServedResource, object: &mut Value) -> Result<Placed, ApiErr
         ));
     }
     let namespace = scoped(resource.namespaced, name, namespace)?;
+    path_segments(name, namespace.as_deref())?;
     Ok(Placed {
         namespace,
         name: name.to_string(),
         uid: uid.to_string(),
     })
+}
+
+/// The name and namespace become storage key segments: kube's key functions refuse a
+/// name that is no path segment (`IsPathSegmentName`: not `.` or `..`, no `/` or `%`)
+/// with `Name parameter invalid`; a namespace is held to the same.
+fn path_segments(name: &str, namespace: Option<&str>) -> Result<(), ApiError> {
+    let fields = [("Namespace", namespace.unwrap_or_default()), ("Name", name)];
+    for (field, value) in fields {
+        let problems = path_segment_name_errors(value);
+        if !problems.is_empty() {
+            return Err(ApiError::BadRequest(format!(
+                "{field} parameter invalid: {value:?}: {}",
+                problems.join(";")
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The namespace as the resource's scope wants it.

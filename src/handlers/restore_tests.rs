@@ -1,6 +1,6 @@
 //! The restore path's pure parts: where an object goes (scope, storage version, uid,
 //! resourceVersion dropped), a stored key's place and uid, and the unchanged check.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use serde_json::{Value, json};
 
@@ -56,6 +56,50 @@ fn place_bad_objects_bad_request() {
     for (case, mut object) in cases {
         let err = place(&resource, &mut object).err().expect(case);
         assert!(matches!(err, ApiError::BadRequest(_)), "{case}: {err:?}");
+    }
+}
+
+#[test]
+fn place_names_not_path_segments_bad_request() {
+    let resource = testing::resource(None);
+    let cases = [
+        (
+            "..",
+            "ns",
+            r#"Name parameter invalid: "..": may not be '..'"#,
+        ),
+        (".", "ns", r#"Name parameter invalid: ".": may not be '.'"#),
+        (
+            "a/b",
+            "ns",
+            r#"Name parameter invalid: "a/b": may not contain '/'"#,
+        ),
+        (
+            "a%b",
+            "ns",
+            r#"Name parameter invalid: "a%b": may not contain '%'"#,
+        ),
+        (
+            "a",
+            "..",
+            r#"Namespace parameter invalid: "..": may not be '..'"#,
+        ),
+        (
+            "a",
+            "n/s%",
+            r#"Namespace parameter invalid: "n/s%": may not contain '/';may not contain '%'"#,
+        ),
+    ];
+    for (name, namespace, want) in cases {
+        let mut object = paint(json!({"name": name, "namespace": namespace, "uid": "u"}));
+        let message = |e: Option<ApiError>| match e {
+            Some(ApiError::BadRequest(m)) => m,
+            other => panic!("{name} in {namespace}: {other:?}"),
+        };
+        let placing = message(place(&resource, &mut object).err());
+        assert_eq!(placing, want, "{name} in {namespace}");
+        let deleting = message(path_segments(name, Some(namespace)).err());
+        assert_eq!(deleting, want, "{name} in {namespace}: delete");
     }
 }
 

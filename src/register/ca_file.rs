@@ -1,7 +1,8 @@
 //! `--apiservice-ca-file`: the CA bundle of our APIServices when the serving pair comes
 //! from `--tls-cert-file`, read at start-up and followed (compared every
-//! `authn::cafile::POLL_INTERVAL`, as the other CA files are); a new non-empty content
-//! is published, an unreadable or empty file keeps the bundle in use (logged once).
+//! `authn::cafile::POLL_INTERVAL`, as the other CA files are); a new content holding at
+//! least one parseable PEM `CERTIFICATE` is published, an unreadable file or one without
+//! a certificate keeps the bundle in use (logged once).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -9,6 +10,7 @@ use std::sync::Arc;
 use tokio::sync::watch;
 
 use crate::authn::cafile::POLL_INTERVAL;
+use crate::config::register::ca_bundle_problem;
 
 /// The file followed and where its content goes.
 pub struct CaFile {
@@ -17,12 +19,15 @@ pub struct CaFile {
 }
 
 impl CaFile {
-    /// Reads `path` now (an unreadable or empty file is an error).
+    /// Reads `path` now (an unreadable file or one without a certificate is an error).
     pub fn load(path: PathBuf) -> Result<CaFile, String> {
         let content = std::fs::read(&path)
             .map_err(|e| format!("--apiservice-ca-file: reading {}: {e}", path.display()))?;
-        if content.is_empty() {
-            return Err(format!("--apiservice-ca-file: {} is empty", path.display()));
+        if let Some(problem) = ca_bundle_problem(&content) {
+            return Err(format!(
+                "--apiservice-ca-file: {}: {problem}",
+                path.display()
+            ));
         }
         Ok(CaFile {
             path,
@@ -41,8 +46,13 @@ impl CaFile {
         let mut reported = false;
         loop {
             ticker.tick().await;
-            match tokio::fs::read(&self.path).await {
-                Ok(content) if !content.is_empty() => {
+            let read = tokio::fs::read(&self.path).await.map_err(|e| e.to_string());
+            let checked = read.and_then(|content| match ca_bundle_problem(&content) {
+                None => Ok(content),
+                Some(problem) => Err(problem),
+            });
+            match checked {
+                Ok(content) => {
                     reported = false;
                     self.bundle.send_if_modified(|held| {
                         let changed = held.as_slice() != content.as_slice();
@@ -53,9 +63,8 @@ impl CaFile {
                         changed
                     });
                 }
-                other => {
+                Err(problem) => {
                     if !reported {
-                        let problem = other.err().map_or("empty".to_string(), |e| e.to_string());
                         tracing::warn!(path = %self.path.display(), %problem, "--apiservice-ca-file: keeping the CA bundle in use");
                         reported = true;
                     }

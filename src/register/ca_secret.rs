@@ -4,7 +4,9 @@
 //! and its resourceVersion (a 409: re-read, and theirs is used if it needs nothing
 //! more). The serving pair is written to `--cert-dir/serving-ca-secret/{tls.crt,tls.key}`
 //! for the serving-certificate reloader, and the bundle (`ca.crt`) is published for the
-//! APIServices' caBundle.
+//! APIServices' caBundle. A Secret of that name without our label
+//! `app.kubernetes.io/managed-by=crd-apiserver` is someone else's: it is refused (a clear
+//! error) and never overwritten.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -36,6 +38,21 @@ pub enum CaSecretError {
     Pki(#[from] PkiError),
     #[error("--serving-ca-secret {0}: still changing after {MAX_WRITES} writes")]
     Unsettled(String),
+    #[error("--serving-ca-secret {0}: the Secret exists and is not ours (it lacks the label {MANAGED_BY}={manager}); it is never overwritten: name another Secret, or label this one if it is meant for us", manager = super::FIELD_MANAGER)]
+    NotOurs(String),
+}
+
+/// The label on the Secret we create; one without it is not ours.
+pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
+
+/// Whether `secret` carries our [`MANAGED_BY`] label.
+pub fn ours(secret: &Secret) -> bool {
+    secret
+        .metadata
+        .labels
+        .as_ref()
+        .and_then(|l| l.get(MANAGED_BY))
+        .is_some_and(|v| v == super::FIELD_MANAGER)
 }
 
 /// The Secret kept, and where its pair and bundle go.
@@ -108,6 +125,9 @@ impl CaSecret {
                 .get_opt(&self.name)
                 .await
                 .map_err(self.api_error())?;
+            if current.as_ref().is_some_and(|s| !ours(s)) {
+                return Err(CaSecretError::NotOurs(self.describe()));
+            }
             let contents = Contents::from_data(current.as_ref().and_then(|s| s.data.as_ref()));
             let now = SystemTime::now();
             let next = plan(&contents.held(), &self.hosts, now);
@@ -136,11 +156,7 @@ impl CaSecret {
                         name: Some(self.name.clone()),
                         namespace: Some(self.namespace.clone()),
                         labels: Some(
-                            [(
-                                "app.kubernetes.io/managed-by".to_string(),
-                                super::FIELD_MANAGER.to_string(),
-                            )]
-                            .into(),
+                            [(MANAGED_BY.to_string(), super::FIELD_MANAGER.to_string())].into(),
                         ),
                         ..ObjectMeta::default()
                     },

@@ -1,8 +1,12 @@
 //! What registration does with the APIServices it finds: the pure decision over the
 //! served group/versions, the host's APIServices and the desired ones. An absent
-//! APIService is created and one of ours that differs is applied again; one that is not
-//! ours is never touched; one of ours whose group/version we no longer serve is deleted
-//! (with its uid as precondition, so a replacement made meanwhile survives).
+//! APIService is created (POST: one made by someone else meanwhile is a 409, never taken
+//! over) and one of ours that differs is applied again with the listed uid and
+//! resourceVersion as preconditions; one that is not ours is never touched; one of ours
+//! whose group/version this process served once and no longer serves is deleted (with
+//! its uid as precondition, so a replacement made meanwhile survives). Ours for a
+//! group/version this process never served are kept: after a restart, offload has not
+//! re-served its taken-over groups yet, and their switched APIServices carry our label.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -14,18 +18,29 @@ use super::desired::Desired;
 /// One step of a reconcile.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
-    /// Server-side apply of the desired APIService of `group`/`version`.
-    Apply { group: String, version: String },
+    /// POST of the desired APIService of `group`/`version` (absent when listed).
+    Create { group: String, version: String },
+    /// Server-side apply of the desired APIService of `group`/`version` over ours as
+    /// listed (`uid`, `resource_version`: a change since the list makes it a 409).
+    Apply {
+        group: String,
+        version: String,
+        uid: Option<String>,
+        resource_version: Option<String>,
+    },
     /// `name` exists and is not ours: left alone (`owner`: its owner label, if any).
     NotOwned { name: String, owner: Option<String> },
-    /// Ours, for a group/version no longer served: delete it (uid precondition).
+    /// Ours, for a group/version this process served and no longer serves: delete it
+    /// (uid precondition).
     Delete { name: String, uid: String },
 }
 
 /// The actions for `served` (group, version) pairs given the host's `existing`
-/// APIServices; ours that already match are left out.
+/// APIServices; ours that already match are left out; ours not served are deleted only
+/// when their name is in `ever_served` (the APIService names this process has served).
 pub fn plan(
     served: &BTreeSet<(String, String)>,
+    ever_served: &BTreeSet<String>,
     existing: &[APIService],
     desired: &Desired,
 ) -> Vec<Action> {
@@ -37,7 +52,7 @@ pub fn plan(
     for (group, version) in served {
         let name = Desired::name(group, version);
         match by_name.get(name.as_str()) {
-            None => actions.push(Action::Apply {
+            None => actions.push(Action::Create {
                 group: group.clone(),
                 version: version.clone(),
             }),
@@ -46,6 +61,8 @@ pub fn plan(
                     actions.push(Action::Apply {
                         group: group.clone(),
                         version: version.clone(),
+                        uid: found.metadata.uid.clone(),
+                        resource_version: found.metadata.resource_version.clone(),
                     });
                 }
             }
@@ -58,7 +75,7 @@ pub fn plan(
     let served_names: BTreeSet<String> = served.iter().map(|(g, v)| Desired::name(g, v)).collect();
     for found in existing.iter().filter(|a| desired.owns(a)) {
         let name = found.metadata.name.clone().unwrap_or_default();
-        if served_names.contains(&name) {
+        if served_names.contains(&name) || !ever_served.contains(&name) {
             continue;
         }
         if let Some(uid) = found.metadata.uid.clone() {

@@ -34,17 +34,29 @@ fn ours(d: &Desired, group: &str, version: &str) -> APIService {
     a
 }
 
-fn apply(group: &str, version: &str) -> Action {
-    Action::Apply {
+fn create(group: &str, version: &str) -> Action {
+    Action::Create {
         group: group.into(),
         version: version.into(),
     }
 }
 
-/// Name, served (group, version) pairs, the host's APIServices, the actions wanted.
+/// The apply over ours as listed by [`ours`] (its uid; `rv`: its resourceVersion).
+fn apply(group: &str, version: &str, rv: Option<&str>) -> Action {
+    Action::Apply {
+        group: group.into(),
+        version: version.into(),
+        uid: Some(format!("uid-{version}.{group}")),
+        resource_version: rv.map(str::to_string),
+    }
+}
+
+/// Name, served (group, version) pairs, the APIService names this process has served,
+/// the host's APIServices, the actions wanted.
 type Case = (
     &'static str,
     Vec<(&'static str, &'static str)>,
+    Vec<&'static str>,
     Vec<APIService>,
     Vec<Action>,
 );
@@ -54,6 +66,7 @@ fn plan_existing_and_served_actions() {
     let d = desired(b"CA");
     let edited = {
         let mut a = ours(&d, "g", "v1");
+        a.metadata.resource_version = Some("12".into());
         a.spec.as_mut().unwrap().group_priority_minimum = 5;
         a
     };
@@ -80,38 +93,44 @@ fn plan_existing_and_served_actions() {
     };
     let cases: Vec<Case> = vec![
         (
-            "absent: created",
+            "absent: created (POST)",
             vec![("g", "v1")],
             vec![],
-            vec![apply("g", "v1")],
+            vec![],
+            vec![create("g", "v1")],
         ),
         (
             "ours, equal: nothing",
             vec![("g", "v1")],
+            vec!["v1.g"],
             vec![ours(&d, "g", "v1")],
             vec![],
         ),
         (
             "ours with server fields: nothing",
             vec![("g", "v1")],
+            vec!["v1.g"],
             vec![with_status],
             vec![],
         ),
         (
-            "ours, edited spec: applied",
+            "ours, edited spec: applied over its uid and resourceVersion",
             vec![("g", "v1")],
+            vec!["v1.g"],
             vec![edited],
-            vec![apply("g", "v1")],
+            vec![apply("g", "v1", Some("12"))],
         ),
         (
             "ours, old caBundle: applied",
             vec![("g", "v1")],
+            vec!["v1.g"],
             vec![old_bundle],
-            vec![apply("g", "v1")],
+            vec![apply("g", "v1", None)],
         ),
         (
             "no owner label: not ours",
             vec![("g", "v1")],
+            vec!["v1.g"],
             vec![label_removed],
             vec![Action::NotOwned {
                 name: "v1.g".into(),
@@ -121,6 +140,7 @@ fn plan_existing_and_served_actions() {
         (
             "another Service's: not ours",
             vec![("g", "v1")],
+            vec!["v1.g"],
             vec![other_owner.clone()],
             vec![Action::NotOwned {
                 name: "v1.g".into(),
@@ -128,8 +148,9 @@ fn plan_existing_and_served_actions() {
             }],
         ),
         (
-            "ours, no longer served: deleted with its uid",
+            "ours, served once, no longer served: deleted with its uid",
             vec![("g", "v1")],
+            vec!["v1.g", "v2.g"],
             vec![ours(&d, "g", "v1"), ours(&d, "g", "v2")],
             vec![Action::Delete {
                 name: "v2.g".into(),
@@ -137,20 +158,37 @@ fn plan_existing_and_served_actions() {
             }],
         ),
         (
+            "ours, never served by this process (offload's switched one after a restart): kept",
+            vec![("g", "v1")],
+            vec!["v1.g"],
+            vec![ours(&d, "g", "v1"), ours(&d, "taken", "v1")],
+            vec![],
+        ),
+        (
+            "nothing served yet, ours present: kept",
+            vec![],
+            vec![],
+            vec![ours(&d, "taken", "v1")],
+            vec![],
+        ),
+        (
             "another Service's, not served: left",
             vec![],
+            vec!["v1.g"],
             vec![other_owner],
             vec![],
         ),
         (
             "two groups, one absent",
             vec![("a", "v1"), ("b", "v1")],
+            vec!["v1.a"],
             vec![ours(&d, "a", "v1")],
-            vec![apply("b", "v1")],
+            vec![create("b", "v1")],
         ),
     ];
-    for (name, gvs, existing, want) in cases {
-        assert_eq!(plan(&served(&gvs), &existing, &d), want, "{name}");
+    for (name, gvs, ever, existing, want) in cases {
+        let ever = ever.iter().map(|n| n.to_string()).collect();
+        assert_eq!(plan(&served(&gvs), &ever, &existing, &d), want, "{name}");
     }
 }
 
@@ -159,7 +197,10 @@ fn plan_empty_bundle_absent_ca_bundle_equal() {
     let d = desired(b"");
     let mut found = ours(&d, "g", "v1");
     found.spec.as_mut().unwrap().ca_bundle = Some(ByteString(Vec::new()));
-    assert_eq!(plan(&served(&[("g", "v1")]), &[found], &d), vec![]);
+    assert_eq!(
+        plan(&served(&[("g", "v1")]), &BTreeSet::new(), &[found], &d),
+        vec![]
+    );
 }
 
 #[test]

@@ -1,17 +1,21 @@
 //! `--register-apiservices`: our APIServices kept as [`Desired`] says, for every served
-//! group/version. A reconcile lists the host's APIServices, then applies (server-side
-//! apply, field manager [`FIELD_MANAGER`], force) those absent or ours that differ,
-//! warns once about each not ours, and deletes ours no longer served (uid
-//! precondition). It runs when the catalog changes, when the CA bundle changes, on every
-//! watch event of our APIServices (someone edited or deleted one), and every
-//! [`PERIOD`]; a failed reconcile is retried with a backoff (1 s doubling to 30 s).
+//! group/version. A reconcile lists the host's APIServices, then creates (POST, field
+//! manager [`FIELD_MANAGER`]) those absent, applies (server-side apply, force, with the
+//! listed uid and resourceVersion as preconditions) ours that differ, warns once about
+//! each not ours, and deletes ours this process served and no longer serves (uid
+//! precondition). A 409 (someone wrote in between) is no error: the next round plans
+//! again from a new list. Every action runs; the failed ones are logged each and the
+//! round counts as an error. It runs when the catalog changes, when the CA bundle
+//! changes, on every watch event of our APIServices (someone edited or deleted one), and
+//! every [`PERIOD`]; a failed or conflicted reconcile is retried with a backoff (1 s
+//! doubling to 30 s).
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService;
-use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, Preconditions};
+use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams, Preconditions};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -67,6 +71,10 @@ pub struct Registrar {
     catalog: watch::Receiver<Arc<Catalog>>,
     metrics: ReconcileMetrics,
     warned: Warned,
+    /// The APIService names this process has served at some point: only those are
+    /// deleted once no longer served (offload's switched APIServices carry our label
+    /// before offload serves their group again after a restart).
+    ever_served: BTreeSet<String>,
     /// Told when one of ours carries another caBundle than ours: the bundle's source
     /// (the serving CA Secret) is read again, as another replica may have rotated it.
     bundle_check: Option<Arc<Notify>>,
@@ -113,6 +121,7 @@ impl Registrar {
             catalog,
             metrics,
             warned: Warned::default(),
+            ever_served: BTreeSet::new(),
             bundle_check: None,
         }
     }
@@ -137,55 +146,89 @@ impl Registrar {
         }
     }
 
-    /// One reconcile; the writes it made.
-    pub async fn reconcile(&mut self) -> Result<usize, kube::Error> {
+    /// One reconcile: every action planned is attempted, whatever the others gave.
+    pub async fn reconcile(&mut self) -> Result<Round, kube::Error> {
         if self.desired.ca_bundle.borrow().is_empty() {
             tracing::warn!("registration: no CA bundle yet; APIServices are not applied");
-            return Ok(0);
+            return Ok(Round::default());
         }
         let served = served(&self.catalog.borrow_and_update());
+        self.ever_served
+            .extend(served.iter().map(|(g, v)| Desired::name(g, v)));
         let existing = self.api.list(&ListParams::default()).await?.items;
         self.check_bundles(&existing);
-        let mut writes = 0;
+        let mut round = Round::default();
         let mut not_owned = BTreeSet::new();
-        for action in plan(&served, &existing, &self.desired) {
-            match action {
-                Action::Apply { group, version } => {
-                    self.apply(&group, &version).await?;
-                    writes += 1;
+        for action in plan(&served, &self.ever_served, &existing, &self.desired) {
+            let name = match &action {
+                Action::Create { group, version } | Action::Apply { group, version, .. } => {
+                    Desired::name(group, version)
                 }
-                Action::Delete { name, uid } => {
-                    self.delete(&name, uid).await?;
-                    writes += 1;
-                }
+                Action::Delete { name, .. } | Action::NotOwned { name, .. } => name.clone(),
+            };
+            let done = match action {
+                Action::Create { group, version } => self.create(&group, &version).await,
+                Action::Apply {
+                    group,
+                    version,
+                    uid,
+                    resource_version,
+                } => self.apply(&group, &version, uid, resource_version).await,
+                Action::Delete { name, uid } => self.delete(&name, uid).await,
                 Action::NotOwned { name, owner } => {
-                    let uid = existing
-                        .iter()
-                        .find(|a| a.metadata.name.as_deref() == Some(&name))
-                        .and_then(|a| a.metadata.uid.clone());
-                    if self.warned.first(&name, uid, owner.clone()) {
-                        tracing::warn!(apiservice = %name, owner = owner.as_deref().unwrap_or(""), "registration: the APIService exists and is not ours ({OWNER_LABEL} is not {}); left alone", self.desired.route.owner());
-                    }
+                    self.not_owned(&existing, &name, owner);
                     not_owned.insert(name);
+                    Ok(Done::Nothing)
                 }
-            }
+            };
+            round.add(&name, done);
         }
         self.warned.retain(&not_owned);
-        Ok(writes)
+        Ok(round)
     }
 
-    async fn apply(&self, group: &str, version: &str) -> Result<(), kube::Error> {
+    fn not_owned(&mut self, existing: &[APIService], name: &str, owner: Option<String>) {
+        let uid = existing
+            .iter()
+            .find(|a| a.metadata.name.as_deref() == Some(name))
+            .and_then(|a| a.metadata.uid.clone());
+        if self.warned.first(name, uid, owner.clone()) {
+            tracing::warn!(apiservice = %name, owner = owner.as_deref().unwrap_or(""), "registration: the APIService exists and is not ours ({OWNER_LABEL} is not {}); left alone", self.desired.route.owner());
+        }
+    }
+
+    /// POST: an APIService made by someone else since our list is a 409, never taken over.
+    async fn create(&self, group: &str, version: &str) -> Result<Done, kube::Error> {
         let apiservice = self.desired.apiservice(group, version);
+        let params = PostParams {
+            field_manager: Some(FIELD_MANAGER.to_string()),
+            ..PostParams::default()
+        };
+        written(self.api.create(&params, &apiservice).await, "created")
+    }
+
+    /// Server-side apply over ours as listed: its uid and resourceVersion in the body
+    /// make kube answer 409 when it changed since (replaced, or edited by someone).
+    async fn apply(
+        &self,
+        group: &str,
+        version: &str,
+        uid: Option<String>,
+        resource_version: Option<String>,
+    ) -> Result<Done, kube::Error> {
+        let mut apiservice = self.desired.apiservice(group, version);
+        apiservice.metadata.uid = uid;
+        apiservice.metadata.resource_version = resource_version;
         let name = Desired::name(group, version);
         let params = PatchParams::apply(FIELD_MANAGER).force();
-        self.api
+        let result = self
+            .api
             .patch(&name, &params, &Patch::Apply(&apiservice))
-            .await?;
-        tracing::info!(apiservice = %name, "registration: applied");
-        Ok(())
+            .await;
+        written(result, "applied")
     }
 
-    async fn delete(&self, name: &str, uid: String) -> Result<(), kube::Error> {
+    async fn delete(&self, name: &str, uid: String) -> Result<Done, kube::Error> {
         let params = DeleteParams {
             preconditions: Some(Preconditions {
                 uid: Some(uid),
@@ -194,12 +237,11 @@ impl Registrar {
             ..DeleteParams::default()
         };
         match self.api.delete(name, &params).await {
-            Ok(_) => {
-                tracing::info!(apiservice = %name, "registration: deleted (its group/version is no longer served)");
-                Ok(())
-            }
+            Ok(_) => Ok(Done::Wrote(
+                "deleted (its group/version is no longer served)",
+            )),
             // Gone already, or replaced by another object meanwhile: nothing to do.
-            Err(kube::Error::Api(s)) if s.code == 404 || s.code == 409 => Ok(()),
+            Err(kube::Error::Api(s)) if s.code == 404 || s.code == 409 => Ok(Done::Nothing),
             Err(e) => Err(e),
         }
     }
@@ -217,24 +259,36 @@ impl Registrar {
         tokio::spawn(reflector.run());
         let mut bundle = self.desired.ca_bundle.clone();
         let mut catalog = self.catalog.clone();
-        let mut ticker = tokio::time::interval(PERIOD);
+        // The first tick a period from now: the loop reconciles at once by itself.
+        let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + PERIOD, PERIOD);
         ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut backoff: Option<Duration> = None;
         loop {
             bundle.borrow_and_update();
             catalog.borrow_and_update();
-            match self.reconcile().await {
-                Ok(_) => {
+            let retry_soon = match self.reconcile().await {
+                Ok(round) if round.failed == 0 => {
                     self.metrics.count("success");
-                    backoff = None;
+                    round.conflicts > 0
+                }
+                Ok(round) => {
+                    self.metrics.count("error");
+                    tracing::warn!(
+                        failed = round.failed,
+                        "registration: reconcile failed in part; retrying"
+                    );
+                    true
                 }
                 Err(e) => {
                     self.metrics.count("error");
-                    tracing::warn!(error = %e, "registration: reconcile failed; retrying");
-                    backoff =
-                        Some(backoff.map_or(Duration::from_secs(1), |b| (b * 2).min(MAX_BACKOFF)));
+                    tracing::warn!(error = %e, "registration: listing APIServices failed; retrying");
+                    true
                 }
-            }
+            };
+            backoff = match retry_soon {
+                true => Some(backoff.map_or(Duration::from_secs(1), |b| (b * 2).min(MAX_BACKOFF))),
+                false => None,
+            };
             let retry = async {
                 match backoff {
                     Some(b) => tokio::time::sleep(b).await,
@@ -256,9 +310,87 @@ impl Registrar {
     }
 }
 
+/// What one action did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Done {
+    /// Written (`what` for the log: created, applied, deleted).
+    Wrote(&'static str),
+    /// Nothing to write (gone already, or not ours).
+    Nothing,
+    /// A 409: someone wrote in between; the next round plans again.
+    Conflict,
+}
+
+/// The outcome of one reconcile's actions.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Round {
+    pub writes: usize,
+    pub conflicts: usize,
+    pub failed: usize,
+}
+
+impl Round {
+    /// Counts (and logs) one action's result on the APIService `name`.
+    pub fn add(&mut self, name: &str, done: Result<Done, kube::Error>) {
+        match done {
+            Ok(Done::Wrote(what)) => {
+                self.writes += 1;
+                tracing::info!(apiservice = %name, "registration: {what}");
+            }
+            Ok(Done::Nothing) => {}
+            Ok(Done::Conflict) => {
+                self.conflicts += 1;
+                tracing::info!(apiservice = %name, "registration: changed by someone else meanwhile (409); planned again next round");
+            }
+            Err(e) => {
+                self.failed += 1;
+                tracing::warn!(apiservice = %name, error = %e, "registration: writing the APIService failed");
+            }
+        }
+    }
+}
+
+/// A write's answer: [`Done::Wrote`] `what`, a 409 as [`Done::Conflict`], else the error.
+fn written<T>(result: Result<T, kube::Error>, what: &'static str) -> Result<Done, kube::Error> {
+    match result {
+        Ok(_) => Ok(Done::Wrote(what)),
+        Err(kube::Error::Api(s)) if s.code == 409 => Ok(Done::Conflict),
+        Err(e) => Err(e),
+    }
+}
+
 /// A change of `rx`; never, once its sender is gone.
 async fn changed<T>(rx: &mut watch::Receiver<T>) {
     if rx.changed().await.is_err() {
         std::future::pending::<()>().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn round_each_result_counted_failures_do_not_stop_counting() {
+        let failed = || {
+            Err(kube::Error::Api(
+                serde_json::from_value(serde_json::json!({"code": 500, "message": "boom",
+                    "reason": "InternalError", "status": "Failure"}))
+                .unwrap(),
+            ))
+        };
+        let mut round = Round::default();
+        round.add("v1.a", failed());
+        round.add("v1.b", Ok(Done::Wrote("created")));
+        round.add("v1.c", Ok(Done::Conflict));
+        round.add("v1.d", failed());
+        round.add("v1.e", Ok(Done::Nothing));
+        let want = Round {
+            writes: 1,
+            conflicts: 1,
+            failed: 2,
+        };
+        assert_eq!(round, want);
     }
 }

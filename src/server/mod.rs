@@ -6,6 +6,7 @@
 //! sequence.
 
 pub mod accept;
+pub mod admission_chain;
 pub mod audited;
 pub mod chain;
 pub mod connection;

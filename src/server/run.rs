@@ -7,19 +7,9 @@ use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 
 use crate::admission::metrics::AdmissionMetrics;
-use crate::admission::namespace::NamespaceLifecycle;
-use crate::admission::policy::generic::kinds::{MutatingPolicies, ValidatingPolicies};
-use crate::admission::policy::generic::params::host::HostParams;
-use crate::admission::policy::generic::params::served::{OwnStorage, ServedParams};
-use crate::admission::policy::generic::plugin::Policies;
-use crate::admission::policy::generic::source::{ParamSources, Source as PolicySource};
-use crate::admission::policy::validating::typecheck::warnings::TypeChecks;
-use crate::admission::webhook::dispatch::Webhooks;
-use crate::admission::webhook::source::Source;
-use crate::admission::{self, Plugin};
+use crate::admission::policy::generic::params::served::OwnStorage;
 use crate::authn::{self, Authenticator};
 use crate::authz::Authorizer;
-use crate::authz::cel::CelBridge;
 use crate::config::ServeFlags;
 use crate::config::transport::Transport;
 use crate::config::validate::{Config, ConfigErrors, Serving};
@@ -37,14 +27,13 @@ use crate::server::serving::ServingFiles;
 use crate::server::stores::{
     compact_periodically, encrypting, follow_catalog, open_store, traced, watch_cache,
 };
-use crate::server::{accept, offloading, pki, registration, shutdown, tls};
+use crate::server::{accept, admission_chain, offloading, pki, registration, shutdown, tls};
 use crate::storage::cache::CacheMetrics;
 use crate::storage::encryption::metrics::TransformationMetrics;
 use crate::storage::encryption::reload_metrics::ReloadMetrics;
 use crate::storage::key::KeyLayout;
 use crate::storage::traced::Layer;
 use crate::telemetry::Tracer;
-use crate::webhook::{Settings as TransportSettings, Transport as WebhookTransport};
 
 /// Why the server could not start; `exit_code` follows sysexits (64 = bad input).
 #[derive(Debug, thiserror::Error)]
@@ -127,113 +116,6 @@ async fn authenticator(
         .await
         .map_err(|e| StartError::Delegation(e.to_string()))?;
     Ok((authenticator, authorizer))
-}
-
-/// kube's admission chain in `RecommendedPluginOrder` (of its plugins, those that act on
-/// custom resources and are built): NamespaceLifecycle, MutatingAdmissionWebhook,
-/// ValidatingAdmissionWebhook, all following the cluster of `--kubeconfig` (else
-/// in-cluster); without a cluster, nothing is checked and no webhook is called.
-async fn admission_chain(
-    config: &Config,
-    authorizer: &Arc<Authorizer>,
-    metrics: AdmissionMetrics,
-    own: OwnStorage,
-    definitions: &Arc<Definitions>,
-) -> Result<admission::Chain, StartError> {
-    let kubeconfig = config.flags.auth.kubeconfig.as_deref();
-    let delegation = |e: crate::cluster::client::ClientError| StartError::Delegation(e.to_string());
-    let namespaces = NamespaceLifecycle::from_cluster(kubeconfig)
-        .await
-        .map_err(delegation)?;
-    let source = Source::from_cluster(kubeconfig).await.map_err(delegation)?;
-    if !source.is_followed() {
-        tracing::warn!(
-            "no --kubeconfig and not in a cluster: no admission webhooks are called (MutatingAdmissionWebhook and ValidatingAdmissionWebhook have no configurations)"
-        );
-    }
-    // One client per plugin, each with its plugin's kubeConfigFile users.
-    let admission = &config.admission;
-    let transport = |users: &crate::webhook::Users| {
-        WebhookTransport::new(TransportSettings {
-            users: users.clone(),
-            service_addresses: admission.service_addresses.clone(),
-            max_response_bytes: admission.max_response_bytes,
-        })
-    };
-    let cel_authorizer: Arc<dyn crate::cel::lib::authz::Authorizer + Send + Sync> =
-        Arc::new(CelBridge::new(authorizer.clone()));
-    let webhooks = Arc::new(Webhooks {
-        source,
-        mutating: transport(&admission.users.mutating),
-        validating: transport(&admission.users.validating),
-        namespaces: namespaces.clone(),
-        metrics: metrics.clone(),
-        authorizer: cel_authorizer.clone(),
-    });
-    let served = definitions.clone();
-    let type_checks = Arc::new(TypeChecks {
-        catalog: Arc::new(move || served.current()),
-        warnings: metrics.validating_policy.type_warnings.clone(),
-    });
-    let (mutating, validating) = policy_sources(kubeconfig, own, type_checks)
-        .await
-        .map_err(delegation)?;
-    let mutating = Policies {
-        source: mutating,
-        namespaces: namespaces.clone(),
-        authorizer: cel_authorizer.clone(),
-        metrics: metrics.clone(),
-    };
-    let validating = Policies {
-        source: validating,
-        namespaces: namespaces.clone(),
-        authorizer: cel_authorizer,
-        metrics: metrics.clone(),
-    };
-    let plugins = vec![
-        Plugin::NamespaceLifecycle(namespaces),
-        Plugin::MutatingPolicy(Arc::new(mutating)),
-        Plugin::MutatingWebhook(webhooks.clone()),
-        Plugin::ValidatingPolicy(Arc::new(validating)),
-        Plugin::ValidatingWebhook(webhooks),
-    ];
-    Ok(admission::Chain::new(plugins, metrics))
-}
-
-/// The admission policies of the cluster `--kubeconfig` (else in-cluster) names, both
-/// kinds over the same client and param stores (our own kinds read from `own`, the
-/// others from the host), ValidatingAdmissionPolicies type checked by `type_checks`; none
-/// without a cluster.
-async fn policy_sources(
-    kubeconfig: Option<&std::path::Path>,
-    own: OwnStorage,
-    type_checks: Arc<TypeChecks>,
-) -> Result<
-    (
-        PolicySource<MutatingPolicies>,
-        PolicySource<ValidatingPolicies>,
-    ),
-    crate::cluster::client::ClientError,
-> {
-    let Some(client) = crate::cluster::client::delegation_client(kubeconfig, None).await? else {
-        tracing::warn!(
-            "no --kubeconfig and not in a cluster: no admission policies are applied (MutatingAdmissionPolicy and ValidatingAdmissionPolicy have no policies)"
-        );
-        return Ok((PolicySource::none(), PolicySource::none()));
-    };
-    // Each plugin its own param informers, as kube's policy sources have: one source's
-    // `retain` must not stop the informer another source's policies still read.
-    let params = |own: OwnStorage| -> Arc<dyn ParamSources> {
-        Arc::new(ServedParams {
-            storage: own,
-            host: Arc::new(HostParams::new(client.clone())),
-        })
-    };
-    let (mutating, validating) = (params(own.clone()), params(own));
-    Ok((
-        PolicySource::follow(client.clone(), mutating),
-        PolicySource::follow_with_hook(client.clone(), validating, Some(type_checks)),
-    ))
 }
 
 /// What a server that listens tells its starter.
@@ -322,8 +204,14 @@ pub async fn run_with(
         store: store.clone(),
         keys: keys.clone(),
     };
-    let admission =
-        admission_chain(&config, &authorizer, admission_metrics, own, &definitions).await?;
+    let admission = admission_chain::admission_chain(
+        &config,
+        &authorizer,
+        admission_metrics,
+        own,
+        &definitions,
+    )
+    .await?;
     let inflight = InFlight::new(
         flags.limits.max_requests_inflight,
         flags.limits.max_mutating_requests_inflight,

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService;
 use kube::api::{Api, ListParams};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::common::{Server, eventually};
 use crate::fake_kube::{self, FakeKube};
@@ -125,4 +125,17 @@ pub async fn registered(client: &kube::Client) -> Vec<APIService> {
 
 pub fn spec_json(a: &APIService) -> Value {
     serde_json::to_value(a.spec.as_ref().unwrap()).unwrap()
+}
+
+/// An APIService of the name we would use, owned by someone else.
+pub fn foreign(name: &str, labels: Value) -> APIService {
+    let (version, group) = name.split_once('.').unwrap();
+    serde_json::from_value(json!({
+        "apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+        "metadata": {"name": name, "labels": labels},
+        "spec": {"group": group, "version": version, "groupPriorityMinimum": 2000,
+            "versionPriority": 7, "insecureSkipTLSVerify": true,
+            "service": {"namespace": "elsewhere", "name": "theirs", "port": 8443}}
+    }))
+    .unwrap()
 }

@@ -66,11 +66,11 @@ pub struct Cacher {
     pub(super) inner: Arc<dyn Store>,
     state: RwLock<State>,
     /// The applied revision, for readers waiting for the cache to catch up.
-    revision: watch::Sender<Revision>,
+    pub(super) revision: watch::Sender<Revision>,
     /// Asks the upstream watch for a progress report.
     pub(super) progress: Arc<Notify>,
     /// How many events the window keeps.
-    capacity: usize,
+    pub(super) capacity: usize,
     /// How many objects are stored at each version.
     pub(super) stored: super::stored::StoredCounts,
     /// The last listing failed on a value that cannot be read (no encryption provider
@@ -121,7 +121,7 @@ impl Cacher {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn write(&self) -> RwLockWriteGuard<'_, State> {
+    pub(super) fn write(&self) -> RwLockWriteGuard<'_, State> {
         self.state
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -281,85 +281,6 @@ impl Cacher {
         state.live = broadcast::channel(BROADCAST_CAPACITY).0;
     }
 
-    /// Applies one upstream event: index, window, broadcast, then wakes waiting readers.
-    fn apply(&self, event: Event) {
-        let mut state = self.write();
-        let revision = event.revision();
-        if revision <= state.revision && !matches!(event, Event::Progress { .. }) {
-            return;
-        }
-        // The value an event replaced or deleted, and the one it put: counted once the
-        // lock is released.
-        let mut change = (None, None);
-        let event = match event {
-            Event::Progress { revision } => {
-                state.revision = state.revision.max(revision);
-                let applied = state.revision;
-                drop(state);
-                self.revision.send_replace(applied);
-                return;
-            }
-            Event::Put { mut kv, prev_value } => {
-                // The event and the index keep their own memo: a watch line must not
-                // outlive the event in the window by staying with the indexed object.
-                kv.memo = event_memo(&state);
-                let indexed = KeyValue {
-                    memo: Memo::shared(),
-                    ..kv.clone()
-                };
-                // The previous value is the indexed one: share its bytes, not a copy.
-                let old = state.objects.insert(kv.key.clone(), indexed);
-                change = (
-                    old.as_ref().map(|o| o.value.clone()),
-                    Some(kv.value.clone()),
-                );
-                let prev_value = match old {
-                    Some(old) if prev_value.is_some() => Some(old.value),
-                    _ => prev_value,
-                };
-                Event::Put { kv, prev_value }
-            }
-            Event::Delete { mut kv } => {
-                if let Some(old) = state.objects.remove(&*kv.key) {
-                    kv.value = old.value;
-                    change.0 = Some(kv.value.clone());
-                }
-                kv.memo = event_memo(&state);
-                Event::Delete { kv }
-            }
-        };
-        state.revision = revision;
-        state.last_change = revision;
-        // Evicted before the push, so that a full window never grows its deque.
-        while state.window.len() >= self.capacity {
-            if let Some(evicted) = state.window.pop_front() {
-                state.window_start = evicted.revision();
-            }
-        }
-        reserve_window(&mut state.window, self.capacity);
-        state.window.push_back(event.clone());
-        // No receiver is not an error: nobody watches.
-        let _ = state.live.send(event);
-        drop(state);
-        self.stored.change(change.0.as_deref(), change.1.as_deref());
-        self.revision.send_replace(revision);
-    }
-
-    /// The store forgot history before `revision`: so does the window (a watch from
-    /// there is `Compacted` on both paths).
-    pub(super) fn compacted(&self, revision: Revision) {
-        let mut state = self.write();
-        let forgotten = revision - 1;
-        while state
-            .window
-            .front()
-            .is_some_and(|e| e.revision() <= forgotten)
-        {
-            state.window.pop_front();
-        }
-        state.window_start = state.window_start.max(forgotten);
-    }
-
     /// Waits until the cache has applied `target` or `within` passes; asks the upstream
     /// watch for progress so a quiet resource catches up at once. False on timeout.
     pub(super) async fn wait_for(&self, target: Revision, within: Duration) -> bool {
@@ -370,49 +291,5 @@ impl Cacher {
         self.progress.notify_one();
         let reached = tokio::time::timeout(within, rx.wait_for(|r| *r >= target)).await;
         matches!(reached, Ok(Ok(_))) && self.ready()
-    }
-}
-
-/// An event's memo: shared when cached watches will receive it live, so its line is
-/// serialized once for all of them; else inert (64 bytes less per event in the window),
-/// and a watch that replays it later serializes its own line. Kube's cacher, too, caches
-/// serializations only while it dispatches an event to its watchers. Called under the
-/// write lock, so no watch subscribes (under the read lock) between this and the send.
-fn event_memo(state: &State) -> Memo {
-    if state.live.receiver_count() > 0 {
-        Memo::shared()
-    } else {
-        Memo::default()
-    }
-}
-
-/// Room for one more event in a window of at most `capacity`: doubling as a deque does,
-/// but never past `capacity` (a full window of 10,000 events would otherwise hold 16,384
-/// slots).
-fn reserve_window(window: &mut VecDeque<Event>, capacity: usize) {
-    let (len, room) = (window.len(), window.capacity());
-    if len < room || room >= capacity {
-        return;
-    }
-    window.reserve_exact(room.max(8).min(capacity - len));
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reserve_window_full_window_capacity_exact() {
-        for capacity in [1, 10, 1000, 10_000] {
-            let mut window = VecDeque::new();
-            for revision in 0..capacity as i64 * 2 + 3 {
-                if window.len() >= capacity {
-                    window.pop_front();
-                }
-                reserve_window(&mut window, capacity);
-                window.push_back(Event::Progress { revision });
-            }
-            assert_eq!((window.len(), window.capacity()), (capacity, capacity));
-        }
     }
 }

@@ -18,6 +18,7 @@
 //! served resource gains a cache (reads go to the store until it has listed), one no
 //! longer served loses its cache (its watches end).
 
+mod apply;
 mod cacher;
 mod metrics;
 mod read;
