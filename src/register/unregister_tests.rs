@@ -37,6 +37,7 @@ fn record(phase: Phase) -> Option<String> {
         since: "2026-01-01T00:00:00Z".into(),
         objects: 0,
         message: String::new(),
+        generation: None,
     };
     Some(serde_json::to_string(&record).unwrap())
 }
