@@ -159,12 +159,13 @@ impl Driver {
             match self.run(&unit, step).await {
                 Ok(Some(n)) => objects = n,
                 Ok(None) => {}
+                // "Not yet Available" is a wait, not a failure.
+                Err(StepError::Transient(message)) if message.is_empty() => {
+                    return Outcome::NotYet;
+                }
                 Err(StepError::Transient(message)) => {
                     self.metrics.failure(&self.group);
-                    return match message.is_empty() {
-                        true => Outcome::NotYet,
-                        false => Outcome::Retry(message),
-                    };
+                    return Outcome::Retry(message);
                 }
                 Err(StepError::Refused(message)) => {
                     self.metrics.failure(&self.group);
