@@ -120,3 +120,19 @@ where
         Err(_) => Err(ReviewError::Timeout(REVIEW_TIMEOUT)),
     }
 }
+
+/// The client of a command's `--kubeconfig`, else kube's inference (KUBECONFIG,
+/// ~/.kube/config, in-cluster): `crd-apiserver migrate` and `unregister`.
+pub async fn command_client(kubeconfig: Option<&Path>) -> Result<kube::Client, String> {
+    let config = match kubeconfig {
+        Some(path) => {
+            let kubeconfig = Kubeconfig::read_from(path)
+                .map_err(|e| format!("reading {}: {e}", path.display()))?;
+            kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+                .await
+                .map_err(|e| e.to_string())?
+        }
+        None => kube::Config::infer().await.map_err(|e| e.to_string())?,
+    };
+    kube::Client::try_from(config).map_err(|e| e.to_string())
+}

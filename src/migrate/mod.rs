@@ -106,21 +106,9 @@ pub async fn run(flags: MigrateFlags) -> Result<(), MigrateError> {
 /// The client of `--kubeconfig`, else kube's inference (KUBECONFIG, ~/.kube/config,
 /// in-cluster).
 async fn client(flags: &MigrateFlags) -> Result<kube::Client, MigrateError> {
-    let fail = |e: String| MigrateError::Client(e);
-    let config = match &flags.kubeconfig {
-        Some(path) => {
-            let kubeconfig = kube::config::Kubeconfig::read_from(path)
-                .map_err(|e| fail(format!("reading {}: {e}", path.display())))?;
-            let options = kube::config::KubeConfigOptions::default();
-            kube::Config::from_custom_kubeconfig(kubeconfig, &options)
-                .await
-                .map_err(|e| fail(e.to_string()))?
-        }
-        None => kube::Config::infer()
-            .await
-            .map_err(|e| fail(e.to_string()))?,
-    };
-    kube::Client::try_from(config).map_err(|e| fail(e.to_string()))
+    crate::cluster::client::command_client(flags.kubeconfig.as_deref())
+        .await
+        .map_err(MigrateError::Client)
 }
 
 /// `--resource` names, or with `--all` every resource `/storedversions` lists.

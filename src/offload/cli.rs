@@ -16,9 +16,7 @@ pub enum CliError {
     #[error("{0}")]
     Usage(String),
     #[error("{0}")]
-    Client(#[from] crate::cluster::client::ClientError),
-    #[error("no cluster: pass --kubeconfig (or set KUBECONFIG, or run in a cluster)")]
-    NoCluster,
+    Client(String),
     #[error("{0}")]
     Api(#[from] kube::Error),
     #[error(
@@ -38,15 +36,9 @@ impl CliError {
 
 /// Runs the command; what it prints on success.
 pub async fn run(command: OffloadCommand) -> Result<String, CliError> {
-    let kubeconfig = command
-        .kubeconfig
-        .clone()
-        .or_else(|| std::env::var_os("KUBECONFIG").map(Into::into))
-        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".kube/config")))
-        .filter(|p| p.exists());
-    let client = crate::cluster::client::delegation_client(kubeconfig.as_deref(), None)
-        .await?
-        .ok_or(CliError::NoCluster)?;
+    let client = crate::cluster::client::command_client(command.kubeconfig.as_deref())
+        .await
+        .map_err(CliError::Client)?;
     let crds: Api<CustomResourceDefinition> = Api::all(client);
     match (command.action, command.undo) {
         (Some(OffloadAction::Status), None) => {

@@ -139,21 +139,9 @@ pub async fn run(
 /// The client of `--kubeconfig`, else kube's inference (KUBECONFIG, ~/.kube/config,
 /// in-cluster).
 async fn client(flags: &UnregisterFlags) -> Result<kube::Client, UnregisterError> {
-    let fail = |e: String| UnregisterError::Client(e);
-    let config = match &flags.kubeconfig {
-        Some(path) => {
-            let kubeconfig = kube::config::Kubeconfig::read_from(path)
-                .map_err(|e| fail(format!("reading {}: {e}", path.display())))?;
-            let options = kube::config::KubeConfigOptions::default();
-            kube::Config::from_custom_kubeconfig(kubeconfig, &options)
-                .await
-                .map_err(|e| fail(e.to_string()))?
-        }
-        None => kube::Config::infer()
-            .await
-            .map_err(|e| fail(e.to_string()))?,
-    };
-    kube::Client::try_from(config).map_err(|e| fail(e.to_string()))
+    crate::cluster::client::command_client(flags.kubeconfig.as_deref())
+        .await
+        .map_err(UnregisterError::Client)
 }
 
 #[cfg(test)]
