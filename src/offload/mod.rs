@@ -8,9 +8,13 @@
 //!
 //! - [`record`]: the progress record kept on each CRD of the unit (an annotation), its
 //!   phases, pure.
+//! - [`machine`]: what a unit wants and its next step, pure; [`driver`] takes one
+//!   decision (a step, its records, events, metrics); [`controller`] follows the host's
+//!   CRDs and runs one task per unit under the [`lease`].
 //! - [`Steps`]: the side effects of each phase (fence, copy, serve, switch, ...), done
-//!   against the host cluster and our own store; each is idempotent, so a crash between
-//!   a step and its record is resumed by doing the step again.
+//!   against the host cluster and our own store ([`steps`]); each is idempotent, so a
+//!   crash between a step and its record is resumed by doing the step again.
+//! - [`cli`]: `crd-apiserver offload status | --undo NAME`.
 
 pub mod cli;
 pub mod controller;
