@@ -42,6 +42,9 @@ pub struct Driver {
     refusal: Option<String>,
     /// The last warning about deleted definitions kept, likewise.
     kept: Option<String>,
+    /// Rolling back after a refused step: a step of the roll back refused in turn is
+    /// retried later, never rolled back again (no recursion, no hot loop).
+    rolling_back: bool,
 }
 
 fn key(crd: &CustomResourceDefinition) -> (Option<&String>, Option<i64>) {
@@ -64,6 +67,7 @@ impl Driver {
             selector,
             served: BTreeMap::new(),
             refusal: None,
+            rolling_back: false,
             kept: None,
         }
     }
@@ -167,6 +171,10 @@ impl Driver {
                     self.metrics.failure(&self.group);
                     return Outcome::Retry(message);
                 }
+                Err(StepError::Refused(message)) if self.rolling_back => {
+                    self.metrics.failure(&self.group);
+                    return Outcome::Retry(message);
+                }
                 Err(StepError::Refused(message)) => {
                     self.metrics.failure(&self.group);
                     return self.refused(crds, view, message).await;
@@ -188,7 +196,12 @@ impl Driver {
     ) -> Outcome {
         tracing::warn!(group = %self.group, "offload step refused: {message}");
         match machine::refused(view, message) {
-            Decision::Act { steps, then } => Box::pin(self.act(crds, view, steps, then)).await,
+            Decision::Act { steps, then } => {
+                self.rolling_back = true;
+                let outcome = Box::pin(self.act(crds, view, steps, then)).await;
+                self.rolling_back = false;
+                outcome
+            }
             Decision::Refuse(message) => {
                 self.refuse(crds, message).await;
                 Outcome::Idle

@@ -43,7 +43,14 @@ impl Election {
     pub async fn run(mut self, leader: watch::Sender<bool>) {
         let mut renewed: Option<Instant> = None;
         loop {
-            match self.try_acquire_or_renew().await {
+            // One attempt may not outlast the renew deadline (client-go bounds renewals by
+            // it): a hung call must not keep us leading while another replica takes over.
+            let budget = renewed.map_or(RENEW_DEADLINE, |r| {
+                RENEW_DEADLINE.saturating_sub(r.elapsed())
+            });
+            let attempt =
+                tokio::time::timeout(budget.max(RETRY_PERIOD), self.try_acquire_or_renew()).await;
+            match attempt.unwrap_or(Ok(false)) {
                 Ok(true) => {
                     renewed = Some(Instant::now());
                     if !*leader.borrow() {
@@ -52,10 +59,12 @@ impl Election {
                     leader.send_if_modified(|l| !std::mem::replace(l, true));
                 }
                 outcome => {
-                    if let Err(e) = outcome {
+                    if let Err(e) = &outcome {
                         tracing::warn!(error = %e, "offload: the Lease could not be acquired or renewed");
                     }
-                    if renewed.is_none_or(|r| r.elapsed() >= RENEW_DEADLINE) {
+                    // Someone else holds it (`Ok(false)`): not leading, at once.
+                    let taken = matches!(outcome, Ok(false));
+                    if taken || renewed.is_none_or(|r| r.elapsed() >= RENEW_DEADLINE) {
                         if *leader.borrow() {
                             tracing::warn!(
                                 "offload: no longer leading (Lease {LEASE_NAME} not renewed)"

@@ -146,6 +146,9 @@ fn state(crds: &[CrdState], want: &Want) -> Option<State> {
 /// The next thing to do for a unit whose CRDs are `crds` (sorted by name).
 pub fn decide(crds: &[CrdState]) -> Decision {
     let want = want(crds);
+    if let Some(message) = joined_settled_group(crds, &want) {
+        return Decision::Refuse(message);
+    }
     if want == Want::TakeOver && crds.iter().any(|c| c.record.is_none()) {
         // A new move, or a CRD new in the group joining one: recorded first.
         return record(Direction::TakeOver, Phase::Pending);
@@ -160,6 +163,32 @@ pub fn decide(crds: &[CrdState]) -> Decision {
         Some(State::Moving(Direction::TakeOver, phase)) => taking_over(crds, phase, &want),
         Some(State::Moving(Direction::GiveBack, phase)) => giving_back(crds, phase, &want),
     }
+}
+
+/// A CRD without a record in a group already offloaded, or being given back: joining
+/// the move would copy the host's old objects over ours (the group's writes land here
+/// since the take-over), so it is refused until the group is given back.
+fn joined_settled_group(crds: &[CrdState], want: &Want) -> Option<String> {
+    if *want != Want::TakeOver {
+        return None;
+    }
+    let settled = crds.iter().filter_map(|c| c.record.as_ref()).any(|r| {
+        matches!(
+            (r.direction, r.phase),
+            (Direction::TakeOver, Phase::Offloaded)
+        ) || (r.direction == Direction::GiveBack && r.phase != Phase::Returned)
+    });
+    let newcomers: Vec<&str> = crds
+        .iter()
+        .filter(|c| c.record.is_none())
+        .map(|c| c.name.as_str())
+        .collect();
+    (settled && !newcomers.is_empty()).then(|| {
+        format!(
+            "{} joined a group this server already serves: its objects at the host would be copied over the group's objects here; give the group back first (crd-apiserver offload --undo), then select it with the others",
+            newcomers.join(", ")
+        )
+    })
 }
 
 fn record(direction: Direction, phase: Phase) -> Decision {

@@ -166,8 +166,18 @@ fn decide_take_over_each_phase_next_step() {
             act(&[Copy], TakeOver, Copied),
         ),
         (
-            "a CRD new in an offloaded group joins the move from Pending",
+            "a CRD new in an offloaded group: refused (its host objects would overwrite ours)",
             vec![crd("a", rec(TakeOver, Offloaded)), unserved(crd("b", None))],
+            Decision::Refuse("b joined a group this server already serves: its objects at the host would be copied over the group's objects here; give the group back first (crd-apiserver offload --undo), then select it with the others".to_string()),
+        ),
+        (
+            "a CRD new in a group being given back: refused too",
+            vec![crd("a", rec(GiveBack, SwitchedBack)), unserved(crd("b", None))],
+            Decision::Refuse("b joined a group this server already serves: its objects at the host would be copied over the group's objects here; give the group back first (crd-apiserver offload --undo), then select it with the others".to_string()),
+        ),
+        (
+            "a CRD new in a group still moving before Offloaded joins from Pending (the host is still the source)",
+            vec![crd("a", rec(TakeOver, Switched)), unserved(crd("b", None))],
             act(&[], TakeOver, Pending),
         ),
         (
@@ -358,50 +368,5 @@ fn decide_partial_selection_refused() {
     }
 }
 
-#[test]
-fn decide_failed_retried_only_after_change() {
-    let cases: Vec<(&str, Vec<CrdState>, Decision)> = vec![
-        (
-            "refused at generation 1, unchanged: idle",
-            vec![unserved(crd("a", failed_rec("clash", Some(1))))],
-            Decision::Idle,
-        ),
-        (
-            "refused at generation 1, now 2: retried",
-            vec![generation(
-                unserved(crd("a", failed_rec("clash", Some(1)))),
-                2,
-            )],
-            act(&[], TakeOver, Pending),
-        ),
-        (
-            "rolled back for undo, undo removed: retried",
-            vec![unserved(crd("a", failed_rec(UNDONE, None)))],
-            act(&[], TakeOver, Pending),
-        ),
-        (
-            "rolled back for undo, undo still set: idle",
-            vec![undone(unserved(crd("a", failed_rec(UNDONE, None))))],
-            Decision::Idle,
-        ),
-        (
-            "failed written on one CRD of two before a crash: finished first",
-            vec![
-                unserved(crd("a", failed_rec("clash", Some(1)))),
-                unserved(crd("b", rec(TakeOver, Copied))),
-            ],
-            failed_after(&[], "clash", true),
-        ),
-        (
-            "a CRD joining a failed group: retried",
-            vec![
-                unserved(crd("a", failed_rec("clash", Some(1)))),
-                unserved(crd("b", None)),
-            ],
-            act(&[], TakeOver, Pending),
-        ),
-    ];
-    for (name, crds, expected) in cases {
-        assert_eq!(decide(&crds), expected, "{name}");
-    }
-}
+#[path = "machine_failed_tests.rs"]
+mod failed;
